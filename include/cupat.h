@@ -1,0 +1,190 @@
+/*
+ * cupat.h — the whole public C API of cupat ("CUDA parallel patterns").
+ *
+ * C11, usable from C and C++. Every call returns a cupat_status; on failure
+ * cupat_last_error(ctx) holds a one-line message naming the argument and value
+ * that were wrong. The library never prints and never exits.
+ *
+ * Data pointers are backend pointers: device memory on the CUDA backend
+ * (cupat_malloc gives such memory), host memory on the CPU backend. Passing host
+ * memory where device memory is needed is detected and refused.
+ *
+ * Work is ordered on the context's stream; calls do not synchronize unless they
+ * return a host value the caller asked for (cupat_sync waits explicitly).
+ */
+#ifndef CUPAT_H
+#define CUPAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUPAT_VERSION_MAJOR 0
+#define CUPAT_VERSION_MINOR 1
+#define CUPAT_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------- status -- */
+
+typedef enum cupat_status {
+    CUPAT_SUCCESS = 0,
+    CUPAT_ERROR_INVALID_VALUE = 1,  /* an argument is out of its valid range     */
+    CUPAT_ERROR_NULL_POINTER = 2,   /* a required pointer argument is NULL       */
+    CUPAT_ERROR_HOST_POINTER = 3,   /* host memory given where device is needed  */
+    CUPAT_ERROR_SIZE = 4,           /* a size is too large / overflows           */
+    CUPAT_ERROR_OUT_OF_MEMORY = 5,  /* an allocation failed                      */
+    CUPAT_ERROR_NO_DEVICE = 6,      /* CUDA backend asked for, none usable       */
+    CUPAT_ERROR_CUDA = 7,           /* a CUDA runtime/driver call failed         */
+    CUPAT_ERROR_NOT_FOUND = 8,      /* unknown pattern, variant or file          */
+    CUPAT_ERROR_NOT_SUPPORTED = 9,  /* valid request this build/backend can't do */
+    CUPAT_ERROR_IO = 10,            /* a file could not be read or written       */
+    CUPAT_ERROR_FORMAT = 11,        /* a file's contents are malformed           */
+    CUPAT_ERROR_INTERNAL = 12       /* a bug in cupat                            */
+} cupat_status;
+
+/* Name of a status ("CUPAT_ERROR_NULL_POINTER"); never NULL. */
+const char *cupat_status_string(cupat_status s);
+
+/* ------------------------------------------------------------- context -- */
+
+typedef enum cupat_backend {
+    CUPAT_BACKEND_AUTO = 0, /* CUDA when a usable device is present, else CPU */
+    CUPAT_BACKEND_CPU = 1,  /* OpenMP host code: the reference and fallback   */
+    CUPAT_BACKEND_CUDA = 2
+} cupat_backend;
+
+typedef struct cupat_ctx cupat_ctx;
+
+/* CUDA stream handle without including CUDA headers (same type as cudaStream_t). */
+struct CUstream_st;
+typedef struct CUstream_st *cupat_stream;
+
+/* Create a context on `backend`; `device` is the CUDA device index (ignored on
+ * the CPU backend; -1 means the current device). On failure *ctx is NULL and
+ * cupat_last_error(NULL) explains why. */
+cupat_status cupat_create(cupat_ctx **ctx, cupat_backend backend, int device);
+/* Destroy; waits for the context's outstanding work. NULL is accepted. */
+cupat_status cupat_destroy(cupat_ctx *ctx);
+
+/* The backend actually chosen (never AUTO) and the device index (-1 on CPU). */
+cupat_backend cupat_get_backend(const cupat_ctx *ctx);
+int cupat_get_device(const cupat_ctx *ctx);
+const char *cupat_backend_name(cupat_backend b);
+
+/* Use `stream` for all work of this context (NULL: the context's own stream).
+ * The caller keeps ownership of a stream it passes. */
+cupat_status cupat_set_stream(cupat_ctx *ctx, cupat_stream stream);
+cupat_stream cupat_get_stream(const cupat_ctx *ctx);
+/* Wait for all work queued on the context's stream. */
+cupat_status cupat_sync(cupat_ctx *ctx);
+
+/* The detailed message of the last failed call on ctx ("" if none). With a
+ * NULL ctx: the last failure of this thread outside any context (cupat_create,
+ * the image functions called with NULL). Never NULL. */
+const char *cupat_last_error(const cupat_ctx *ctx);
+
+/* Library version ("0.1.0") and the versions it runs with. */
+const char *cupat_version(void);
+/* Whether a usable CUDA device is present (1) or not (0); never fails. */
+int cupat_cuda_available(void);
+
+/* -------------------------------------------------------------- memory -- */
+
+/* Allocate `bytes` of backend memory (device memory on CUDA, 256-byte aligned).
+ * bytes == 0 gives *ptr = NULL and success. */
+cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes);
+/* Free memory from cupat_malloc; NULL is accepted. */
+cupat_status cupat_free(cupat_ctx *ctx, void *ptr);
+/* Copy `bytes`; the direction (host/device) is inferred from the pointers.
+ * Stream-ordered; synchronizes only when a pageable host buffer is involved. */
+cupat_status cupat_memcpy(cupat_ctx *ctx, void *dst, const void *src, size_t bytes);
+/* Set `bytes` bytes of backend memory to `value`. */
+cupat_status cupat_memset(cupat_ctx *ctx, void *dst, int value, size_t bytes);
+
+/* Where a pointer lives, as the library sees it. */
+typedef enum cupat_memory_kind {
+    CUPAT_MEMORY_HOST = 0,        /* plain (pageable) host memory            */
+    CUPAT_MEMORY_HOST_PINNED = 1, /* page-locked host memory known to CUDA   */
+    CUPAT_MEMORY_DEVICE = 2,
+    CUPAT_MEMORY_MANAGED = 3
+} cupat_memory_kind;
+cupat_status cupat_pointer_kind(cupat_ctx *ctx, const void *ptr, cupat_memory_kind *kind);
+
+/* ------------------------------------------------------------ variants -- */
+
+/* One rung of a pattern's ladder. */
+typedef struct cupat_variant_info {
+    const char *pattern;   /* "vadd"                                        */
+    const char *name;      /* "vec4"                                        */
+    const char *technique; /* what this rung adds, one line                 */
+    const char *source;    /* book section it comes from ("PMPP 2.3")      */
+    cupat_backend backend; /* CUDA or CPU                                   */
+    int is_default;        /* 1 for the rung that runs unless one is pinned */
+} cupat_variant_info;
+
+/* All registered pattern names (static storage). */
+cupat_status cupat_patterns(const char *const **names, size_t *count);
+/* The ladder of `pattern` in order, naive first (static storage). */
+cupat_status cupat_variants(const char *pattern, const cupat_variant_info **list,
+                            size_t *count);
+/* Pin rung `variant` of `pattern` on ctx (NULL or "default": back to default).
+ * Fails with CUPAT_ERROR_NOT_FOUND for an unknown pattern or rung, and with
+ * CUPAT_ERROR_NOT_SUPPORTED for a rung of another backend. */
+cupat_status cupat_set_variant(cupat_ctx *ctx, const char *pattern, const char *variant);
+/* The rung that will run for `pattern` on ctx. */
+cupat_status cupat_get_variant(const cupat_ctx *ctx, const char *pattern,
+                               const cupat_variant_info **info);
+
+/* --------------------------------------------------------- elementwise -- */
+
+/* c[i] = a[i] + b[i], i < n (PMPP 2.3). Pattern "vadd". */
+cupat_status cupat_vadd_f32(cupat_ctx *ctx, size_t n, const float *a, const float *b,
+                            float *c);
+/* y[i] = alpha * x[i] + y[i] (single rounding: fused multiply-add). Pattern "saxpy". */
+cupat_status cupat_saxpy(cupat_ctx *ctx, size_t n, float alpha, const float *x, float *y);
+/* C = A + B for rows x cols row-major matrices with leading dimensions (in
+ * elements, >= cols) (PCCP 2.4 / 3.3). Pattern "matadd". */
+cupat_status cupat_matadd_f32(cupat_ctx *ctx, size_t rows, size_t cols, const float *A,
+                              size_t lda, const float *B, size_t ldb, float *C, size_t ldc);
+
+/* Interleaved 8-bit RGB (3 bytes a pixel) to 8-bit gray,
+ * gray = (uint8)(0.21 r + 0.71 g + 0.07 b) as PMPP 3.2 writes it, evaluated in
+ * f32 without contraction, so every backend gives the same bytes. Pitches are
+ * in bytes (>= 3*width and >= width). Pattern "gray". */
+cupat_status cupat_rgb_to_gray(cupat_ctx *ctx, size_t width, size_t height,
+                               const uint8_t *rgb, size_t rgb_pitch, uint8_t *gray,
+                               size_t gray_pitch);
+/* Box blur of radius r (window (2r+1)^2) over an image of `channels` (1..4)
+ * interleaved 8-bit channels: each output is the integer mean (truncated) of the
+ * window's pixels that lie inside the image (PMPP 3.3). Tightly packed rows.
+ * Pattern "blur". radius <= 64. */
+cupat_status cupat_blur(cupat_ctx *ctx, size_t width, size_t height, int channels,
+                        int radius, const uint8_t *in, uint8_t *out);
+
+/* --------------------------------------------------------------- images -- */
+
+/* A host image: rows tightly packed, `channels` interleaved 8-bit samples. */
+typedef struct cupat_image {
+    size_t width, height;
+    int channels; /* 1 gray, 3 RGB, 4 RGBA */
+    uint8_t *data;
+} cupat_image;
+
+/* Read a PNG, PPM or PGM file (format from its contents). 16-bit files are
+ * scaled to 8 bits, palettes expanded. ctx may be NULL (message then in
+ * cupat_last_error(NULL)). CUPAT_ERROR_IO: unreadable; CUPAT_ERROR_FORMAT:
+ * malformed; CUPAT_ERROR_NOT_SUPPORTED: format this build lacks. */
+cupat_status cupat_image_read(cupat_ctx *ctx, const char *path, cupat_image *img);
+/* Write as PNG or PPM/PGM, by the extension of `path` (.png, .ppm, .pgm, .pnm). */
+cupat_status cupat_image_write(cupat_ctx *ctx, const char *path, const cupat_image *img);
+/* Allocate img->data for the given shape (zeroed) / release it. */
+cupat_status cupat_image_alloc(cupat_ctx *ctx, cupat_image *img, size_t width,
+                               size_t height, int channels);
+void cupat_image_free(cupat_image *img);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUPAT_H */

@@ -1,0 +1,93 @@
+/* internal.h — what the pattern folders share: the context's layout, error
+ * reporting, argument checks, scratch memory and variant selection.
+ * Not installed; C and CUDA translation units both include it. */
+#ifndef CUPAT_INTERNAL_H
+#define CUPAT_INTERNAL_H
+
+#include "cupat.h"
+
+#include <cuda_runtime_api.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A pattern's ladder as registered in its own folder (see registry.c). */
+typedef struct cupat_pattern_desc {
+    const char *name;
+    const cupat_variant_info *variants;
+    size_t count;
+} cupat_pattern_desc;
+
+#define CUPAT_MAX_PATTERNS 64
+#define CUPAT_ERRMSG 512
+
+struct cupat_ctx {
+    cupat_backend backend; /* CPU or CUDA, never AUTO */
+    int device;            /* CUDA device index, -1 on CPU */
+    cudaStream_t stream;   /* the stream all work goes to */
+    cudaStream_t own_stream;
+    void *scratch; /* stream-ordered scratch pool (grow-only) */
+    size_t scratch_bytes;
+    /* pinned rung per pattern (index into the registry), NULL = default */
+    const cupat_variant_info *pinned[CUPAT_MAX_PATTERNS];
+    /* device facts kernels size their grids from */
+    int sm_count;
+    int max_threads_per_sm;
+    size_t l2_bytes;
+    char err[CUPAT_ERRMSG];
+};
+
+/* Record a failure: formats the message into ctx (or the thread's slot when
+ * ctx is NULL) and returns `status`, so callers write `return cupat__fail(...)`. */
+cupat_status cupat__fail(cupat_ctx *ctx, cupat_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Turn a CUDA error into CUPAT_ERROR_CUDA (or OUT_OF_MEMORY) with `what`
+ * naming the call; cudaSuccess gives CUPAT_SUCCESS. Clears the sticky-free
+ * last error so a later call does not see it. */
+cupat_status cupat__cuda(cupat_ctx *ctx, cudaError_t err, const char *what);
+/* Check the result of a kernel launch (cudaGetLastError). */
+cupat_status cupat__launched(cupat_ctx *ctx, const char *kernel);
+
+#define CUPAT_TRY(expr)                                                                  \
+    do {                                                                                 \
+        cupat_status cupat_try_s_ = (expr);                                              \
+        if (cupat_try_s_ != CUPAT_SUCCESS) return cupat_try_s_;                          \
+    } while (0)
+#define CUPAT_CUDA_TRY(ctx, call) CUPAT_TRY(cupat__cuda((ctx), (call), #call))
+
+/* Validate ctx itself (NULL gives CUPAT_ERROR_NULL_POINTER, message in the
+ * thread's slot) and clear its message for a new call. `fn` names the caller. */
+cupat_status cupat__begin(cupat_ctx *ctx, const char *fn);
+
+/* Validate a data argument of `bytes` bytes: non-NULL when bytes > 0, and on
+ * the CUDA backend device (or managed) memory; on the CPU backend host-reachable.
+ * `fn` and `arg` name the function and the argument in the message. */
+cupat_status cupat__check_data(cupat_ctx *ctx, const char *fn, const char *arg,
+                               const void *ptr, size_t bytes);
+/* *out = a * b * c, failing with CUPAT_ERROR_SIZE on overflow. */
+cupat_status cupat__size_mul(cupat_ctx *ctx, const char *fn, const char *what, size_t a,
+                             size_t b, size_t c, size_t *out);
+
+/* Scratch memory of at least `bytes`, valid for work queued on ctx->stream
+ * until the next cupat__scratch call on the same ctx. */
+cupat_status cupat__scratch(cupat_ctx *ctx, size_t bytes, void **ptr);
+
+/* The rung that runs for `pattern` on ctx (pinned, else the backend's default). */
+cupat_status cupat__select(cupat_ctx *ctx, const char *pattern,
+                           const cupat_variant_info **v);
+/* Position of rung v in its pattern's ladder (what launchers switch on). */
+int cupat__rung_index(const cupat_variant_info *v);
+
+/* Kind of a pointer; pageable host when CUDA cannot tell. */
+cupat_memory_kind cupat__pointer_kind(const void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

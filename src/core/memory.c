@@ -1,0 +1,176 @@
+/* memory.c — allocation, copies, pointer classification, argument checks,
+ * scratch pool. */
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+cupat_memory_kind cupat__pointer_kind(const void *ptr)
+{
+    struct cudaPointerAttributes a;
+    if (!ptr) return CUPAT_MEMORY_HOST;
+    cudaError_t e = cudaPointerGetAttributes(&a, ptr);
+    if (e != cudaSuccess) { /* no driver, or a pointer CUDA never saw */
+        (void)cudaGetLastError();
+        return CUPAT_MEMORY_HOST;
+    }
+    switch (a.type) {
+    case cudaMemoryTypeDevice: return CUPAT_MEMORY_DEVICE;
+    case cudaMemoryTypeManaged: return CUPAT_MEMORY_MANAGED;
+    case cudaMemoryTypeHost: return CUPAT_MEMORY_HOST_PINNED;
+    default: return CUPAT_MEMORY_HOST;
+    }
+}
+
+cupat_status cupat_pointer_kind(cupat_ctx *ctx, const void *ptr, cupat_memory_kind *kind)
+{
+    CUPAT_TRY(cupat__begin(ctx, "cupat_pointer_kind"));
+    if (!kind)
+        return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_pointer_kind: kind is NULL");
+    *kind = cupat__pointer_kind(ptr);
+    return CUPAT_SUCCESS;
+}
+
+static const char *kind_name(cupat_memory_kind k)
+{
+    switch (k) {
+    case CUPAT_MEMORY_HOST: return "pageable host memory";
+    case CUPAT_MEMORY_HOST_PINNED: return "pinned host memory";
+    case CUPAT_MEMORY_DEVICE: return "device memory";
+    case CUPAT_MEMORY_MANAGED: return "managed memory";
+    }
+    return "unknown memory";
+}
+
+cupat_status cupat__check_data(cupat_ctx *ctx, const char *fn, const char *arg,
+                               const void *ptr, size_t bytes)
+{
+    if (bytes == 0) return CUPAT_SUCCESS;
+    if (!ptr) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: %s is NULL", fn, arg);
+    cupat_memory_kind k = cupat__pointer_kind(ptr);
+    if (ctx->backend == CUPAT_BACKEND_CUDA) {
+        if (k == CUPAT_MEMORY_HOST || k == CUPAT_MEMORY_HOST_PINNED)
+            return cupat__fail(ctx, CUPAT_ERROR_HOST_POINTER,
+                               "%s: %s = %p is %s; the CUDA backend needs device memory "
+                               "(cupat_malloc)",
+                               fn, arg, ptr, kind_name(k));
+    } else if (k == CUPAT_MEMORY_DEVICE) {
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: %s = %p is device memory; the CPU backend needs host memory",
+                           fn, arg, ptr);
+    }
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat__size_mul(cupat_ctx *ctx, const char *fn, const char *what, size_t a,
+                             size_t b, size_t c, size_t *out)
+{
+    size_t ab, abc;
+    if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc))
+        return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: %s = %zu x %zu x %zu overflows size_t",
+                           fn, what, a, b, c);
+    *out = abc;
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes)
+{
+    CUPAT_TRY(cupat__begin(ctx, "cupat_malloc"));
+    if (!ptr) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_malloc: ptr is NULL");
+    *ptr = NULL;
+    if (bytes == 0) return CUPAT_SUCCESS;
+    if (ctx->backend == CUPAT_BACKEND_CUDA) {
+        cudaError_t e = cudaMalloc(ptr, bytes);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            *ptr = NULL;
+            return cupat__fail(ctx,
+                               e == cudaErrorMemoryAllocation ? CUPAT_ERROR_OUT_OF_MEMORY
+                                                              : CUPAT_ERROR_CUDA,
+                               "cupat_malloc: bytes = %zu: cudaMalloc failed: %s", bytes,
+                               cudaGetErrorString(e));
+        }
+        return CUPAT_SUCCESS;
+    }
+    /* 256-byte alignment on the host too, so vectorized CPU loops see the same
+     * alignment as the device. */
+    size_t rounded = (bytes + 255) & ~(size_t)255;
+    if (rounded < bytes || !(*ptr = aligned_alloc(256, rounded)))
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "cupat_malloc: bytes = %zu: host allocation failed", bytes);
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat_free(cupat_ctx *ctx, void *ptr)
+{
+    CUPAT_TRY(cupat__begin(ctx, "cupat_free"));
+    if (!ptr) return CUPAT_SUCCESS;
+    if (ctx->backend == CUPAT_BACKEND_CUDA)
+        return cupat__cuda(ctx, cudaFree(ptr), "cupat_free: cudaFree");
+    free(ptr);
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat_memcpy(cupat_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    CUPAT_TRY(cupat__begin(ctx, "cupat_memcpy"));
+    if (bytes == 0) return CUPAT_SUCCESS;
+    if (!dst) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_memcpy: dst is NULL");
+    if (!src) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_memcpy: src is NULL");
+    if (ctx->backend != CUPAT_BACKEND_CUDA) {
+        if (cupat__pointer_kind(dst) == CUPAT_MEMORY_DEVICE ||
+            cupat__pointer_kind(src) == CUPAT_MEMORY_DEVICE)
+            return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                               "cupat_memcpy: device pointer given to a CPU-backend context");
+        memmove(dst, src, bytes);
+        return CUPAT_SUCCESS;
+    }
+    CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, ctx->stream));
+    /* A pageable host buffer may be reused by the caller as soon as we return. */
+    if (cupat__pointer_kind(dst) == CUPAT_MEMORY_HOST ||
+        cupat__pointer_kind(src) == CUPAT_MEMORY_HOST)
+        CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat_memset(cupat_ctx *ctx, void *dst, int value, size_t bytes)
+{
+    CUPAT_TRY(cupat__begin(ctx, "cupat_memset"));
+    CUPAT_TRY(cupat__check_data(ctx, "cupat_memset", "dst", dst, bytes));
+    if (bytes == 0) return CUPAT_SUCCESS;
+    if (ctx->backend != CUPAT_BACKEND_CUDA) {
+        memset(dst, value, bytes);
+        return CUPAT_SUCCESS;
+    }
+    return cupat__cuda(ctx, cudaMemsetAsync(dst, value, bytes, ctx->stream),
+                       "cupat_memset: cudaMemsetAsync");
+}
+
+cupat_status cupat__scratch(cupat_ctx *ctx, size_t bytes, void **ptr)
+{
+    if (bytes <= ctx->scratch_bytes) {
+        *ptr = ctx->scratch;
+        return CUPAT_SUCCESS;
+    }
+    size_t want = bytes < 4096 ? 4096 : bytes + bytes / 2; /* grow geometrically */
+    if (ctx->backend == CUPAT_BACKEND_CUDA) {
+        /* Stream-ordered: the old block is released after the work already
+         * queued on the stream, the new one is usable by work queued after. */
+        if (ctx->scratch) CUPAT_CUDA_TRY(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));
+        ctx->scratch = NULL;
+        ctx->scratch_bytes = 0;
+        void *p = NULL;
+        CUPAT_CUDA_TRY(ctx, cudaMallocAsync(&p, want, ctx->stream));
+        ctx->scratch = p;
+    } else {
+        free(ctx->scratch);
+        ctx->scratch_bytes = 0;
+        if (!(ctx->scratch = malloc(want)))
+            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                               "scratch: %zu bytes of host memory unavailable", want);
+    }
+    ctx->scratch_bytes = want;
+    *ptr = ctx->scratch;
+    return CUPAT_SUCCESS;
+}

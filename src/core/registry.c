@@ -1,0 +1,135 @@
+/* registry.c — every pattern's ladder, and the rung a context runs.
+ * A new pattern adds its descriptor (defined in its own folder) to `patterns`. */
+#include "internal.h"
+
+#include <string.h>
+
+extern const cupat_pattern_desc cupat__pattern_vadd;
+extern const cupat_pattern_desc cupat__pattern_saxpy;
+extern const cupat_pattern_desc cupat__pattern_matadd;
+extern const cupat_pattern_desc cupat__pattern_gray;
+extern const cupat_pattern_desc cupat__pattern_blur;
+
+static const cupat_pattern_desc *const patterns[] = {
+    &cupat__pattern_vadd, &cupat__pattern_saxpy, &cupat__pattern_matadd,
+    &cupat__pattern_gray, &cupat__pattern_blur,
+};
+#define NPATTERNS (sizeof patterns / sizeof patterns[0])
+_Static_assert(NPATTERNS <= CUPAT_MAX_PATTERNS, "raise CUPAT_MAX_PATTERNS");
+
+static const char *const *pattern_names(void)
+{
+    static const char *names[NPATTERNS];
+    for (size_t i = 0; i < NPATTERNS; i++) names[i] = patterns[i]->name;
+    return names;
+}
+
+static int find_pattern(const char *name)
+{
+    if (!name) return -1;
+    for (size_t i = 0; i < NPATTERNS; i++)
+        if (strcmp(patterns[i]->name, name) == 0) return (int)i;
+    return -1;
+}
+
+cupat_status cupat_patterns(const char *const **names, size_t *count)
+{
+    if (!names || !count)
+        return cupat__fail(NULL, CUPAT_ERROR_NULL_POINTER, "cupat_patterns: %s is NULL",
+                           !names ? "names" : "count");
+    *names = pattern_names();
+    *count = NPATTERNS;
+    return CUPAT_SUCCESS;
+}
+
+static cupat_status unknown_pattern(cupat_ctx *ctx, const char *fn, const char *pattern)
+{
+    if (!pattern) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: pattern is NULL", fn);
+    char known[256] = "";
+    for (size_t i = 0; i < NPATTERNS; i++) {
+        strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+        strncat(known, patterns[i]->name, sizeof known - strlen(known) - 1);
+    }
+    return cupat__fail(ctx, CUPAT_ERROR_NOT_FOUND, "%s: unknown pattern \"%s\" (known: %s)",
+                       fn, pattern, known);
+}
+
+cupat_status cupat_variants(const char *pattern, const cupat_variant_info **list,
+                            size_t *count)
+{
+    int p = find_pattern(pattern);
+    if (p < 0) return unknown_pattern(NULL, "cupat_variants", pattern);
+    if (!list || !count)
+        return cupat__fail(NULL, CUPAT_ERROR_NULL_POINTER, "cupat_variants: %s is NULL",
+                           !list ? "list" : "count");
+    *list = patterns[p]->variants;
+    *count = patterns[p]->count;
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat_set_variant(cupat_ctx *ctx, const char *pattern, const char *variant)
+{
+    CUPAT_TRY(cupat__begin(ctx, "cupat_set_variant"));
+    int p = find_pattern(pattern);
+    if (p < 0) return unknown_pattern(ctx, "cupat_set_variant", pattern);
+    if (!variant || strcmp(variant, "default") == 0) {
+        ctx->pinned[p] = NULL;
+        return CUPAT_SUCCESS;
+    }
+    const cupat_pattern_desc *d = patterns[p];
+    for (size_t i = 0; i < d->count; i++) {
+        if (strcmp(d->variants[i].name, variant) != 0) continue;
+        if (d->variants[i].backend != ctx->backend)
+            return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
+                               "cupat_set_variant: rung \"%s\" of \"%s\" runs on the %s "
+                               "backend, this context is %s",
+                               variant, pattern, cupat_backend_name(d->variants[i].backend),
+                               cupat_backend_name(ctx->backend));
+        ctx->pinned[p] = &d->variants[i];
+        return CUPAT_SUCCESS;
+    }
+    return cupat__fail(ctx, CUPAT_ERROR_NOT_FOUND,
+                       "cupat_set_variant: pattern \"%s\" has no rung \"%s\" "
+                       "(cupat bench %s --list shows them)",
+                       pattern, variant, pattern);
+}
+
+static const cupat_variant_info *default_rung(const cupat_pattern_desc *d, cupat_backend b)
+{
+    const cupat_variant_info *first = NULL;
+    for (size_t i = 0; i < d->count; i++) {
+        if (d->variants[i].backend != b) continue;
+        if (d->variants[i].is_default) return &d->variants[i];
+        if (!first) first = &d->variants[i];
+    }
+    return first;
+}
+
+cupat_status cupat__select(cupat_ctx *ctx, const char *pattern, const cupat_variant_info **v)
+{
+    int p = find_pattern(pattern);
+    if (p < 0) return unknown_pattern(ctx, "cupat__select", pattern);
+    *v = ctx->pinned[p] ? ctx->pinned[p] : default_rung(patterns[p], ctx->backend);
+    if (!*v)
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
+                           "pattern \"%s\" has no rung for the %s backend", pattern,
+                           cupat_backend_name(ctx->backend));
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat_get_variant(const cupat_ctx *ctx, const char *pattern,
+                               const cupat_variant_info **info)
+{
+    if (!ctx)
+        return cupat__fail(NULL, CUPAT_ERROR_NULL_POINTER, "cupat_get_variant: ctx is NULL");
+    if (!info)
+        return cupat__fail((cupat_ctx *)ctx, CUPAT_ERROR_NULL_POINTER,
+                           "cupat_get_variant: info is NULL");
+    return cupat__select((cupat_ctx *)ctx, pattern, info);
+}
+
+int cupat__rung_index(const cupat_variant_info *v)
+{
+    int p = find_pattern(v->pattern);
+    return p < 0 ? -1 : (int)(v - patterns[p]->variants);
+}

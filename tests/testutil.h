@@ -1,0 +1,130 @@
+/* testutil.h — the small harness every cupat test uses.
+ *
+ * A test binary takes `--backend cpu|cuda` and `--small` (sizes cut down for
+ * compute-sanitizer; also CUPAT_TEST_SMALL=1). On the CUDA backend without a
+ * device it exits with TEST_SKIP (77), which CTest counts as skipped.
+ * CHECK records a failure and goes on; the summary line counts checks. */
+#ifndef CUPAT_TESTUTIL_H
+#define CUPAT_TESTUTIL_H
+
+#include "cupat.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TEST_SKIP 77
+
+static int t_checks, t_failures;
+static int t_small;                       /* --small: sanitizer-sized inputs */
+static cupat_backend t_backend = CUPAT_BACKEND_CPU;
+
+#define CHECK(cond, ...)                                                                 \
+    do {                                                                                 \
+        t_checks++;                                                                      \
+        if (!(cond)) {                                                                   \
+            t_failures++;                                                                \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);              \
+            fprintf(stderr, __VA_ARGS__);                                                \
+            fputc('\n', stderr);                                                         \
+        }                                                                                \
+    } while (0)
+
+/* A call that must succeed; on failure prints the library's message. */
+#define CHECK_OK(ctx, call)                                                              \
+    do {                                                                                 \
+        cupat_status s_ = (call);                                                        \
+        CHECK(s_ == CUPAT_SUCCESS, "%s -> %s: %s", #call, cupat_status_string(s_),       \
+              cupat_last_error(ctx));                                                    \
+    } while (0)
+
+/* A call that must fail with `want` and leave a message that mentions `needle`. */
+#define CHECK_FAILS(ctx, want, needle, call)                                             \
+    do {                                                                                 \
+        cupat_status s_ = (call);                                                        \
+        const char *m_ = cupat_last_error(ctx);                                          \
+        CHECK(s_ == (want), "%s -> %s, expected %s (%s)", #call, cupat_status_string(s_), \
+              cupat_status_string(want), m_);                                            \
+        CHECK(strstr(m_, (needle)) != NULL, "%s: message \"%s\" lacks \"%s\"", #call, m_, \
+              (needle));                                                                 \
+    } while (0)
+
+/* Parse the common flags; returns a context on the chosen backend, or exits
+ * with TEST_SKIP when that backend is absent. */
+static inline cupat_ctx *test_init(int argc, char **argv)
+{
+    const char *env = getenv("CUPAT_TEST_SMALL");
+    t_small = env && *env && strcmp(env, "0") != 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--small") == 0) t_small = 1;
+        else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+            const char *b = argv[++i];
+            if (strcmp(b, "cpu") == 0) t_backend = CUPAT_BACKEND_CPU;
+            else if (strcmp(b, "cuda") == 0) t_backend = CUPAT_BACKEND_CUDA;
+            else { fprintf(stderr, "unknown backend %s\n", b); exit(2); }
+        }
+    }
+    if (t_backend == CUPAT_BACKEND_CUDA && !cupat_cuda_available()) {
+        printf("SKIP: no CUDA device present\n");
+        exit(TEST_SKIP);
+    }
+    cupat_ctx *ctx = NULL;
+    cupat_status s = cupat_create(&ctx, t_backend, -1);
+    if (s != CUPAT_SUCCESS) {
+        fprintf(stderr, "cupat_create(%s): %s: %s\n", cupat_backend_name(t_backend),
+                cupat_status_string(s), cupat_last_error(NULL));
+        exit(1);
+    }
+    return ctx;
+}
+
+static inline int test_finish(cupat_ctx *ctx)
+{
+    if (ctx) cupat_destroy(ctx);
+    printf("%s: %d checks, %d failed\n", t_failures ? "FAILED" : "PASSED", t_checks,
+           t_failures);
+    return t_failures ? 1 : 0;
+}
+
+/* Seeded generator (splitmix64): fresh inputs per run come from the seed the
+ * test prints, so a failure can be replayed with CUPAT_TEST_SEED. */
+static uint64_t t_rng_state;
+static inline void test_seed(void)
+{
+    const char *env = getenv("CUPAT_TEST_SEED");
+    t_rng_state = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull;
+    printf("seed: CUPAT_TEST_SEED=%llu\n", (unsigned long long)t_rng_state);
+}
+static inline uint64_t test_rand(void)
+{
+    uint64_t z = (t_rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+/* Uniform in [-1, 1). */
+static inline float test_randf(void) { return (float)((test_rand() >> 40) * 0x1p-23 - 1.0); }
+
+/* Host <-> backend buffers: a backend allocation filled from host data. */
+static inline void *test_upload(cupat_ctx *ctx, const void *host, size_t bytes)
+{
+    void *d = NULL;
+    CHECK_OK(ctx, cupat_malloc(ctx, &d, bytes));
+    if (d && host) CHECK_OK(ctx, cupat_memcpy(ctx, d, host, bytes));
+    return d;
+}
+static inline void test_download(cupat_ctx *ctx, void *host, const void *dev, size_t bytes)
+{
+    CHECK_OK(ctx, cupat_memcpy(ctx, host, dev, bytes));
+    CHECK_OK(ctx, cupat_sync(ctx));
+}
+/* Fill backend memory with a byte pattern (0xFF: f32 NaN) so unwritten output fails. */
+static inline void test_poison(cupat_ctx *ctx, void *dev, size_t bytes)
+{
+    CHECK_OK(ctx, cupat_memset(ctx, dev, 0xFF, bytes));
+}
+
+#endif

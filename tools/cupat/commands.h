@@ -1,0 +1,20 @@
+/* commands.h — the subcommands of the `cupat` lab. Each takes the arguments
+ * after its own name (argv[0] is the subcommand) and returns the exit code:
+ * 0 success, 1 failure at run time, 2 bad arguments (one-line reason on stderr). */
+#ifndef CUPAT_COMMANDS_H
+#define CUPAT_COMMANDS_H
+
+#include "cupat.h"
+
+int cmd_info(int argc, char **argv);      /* device query + measured ceilings   */
+int cmd_bandwidth(int argc, char **argv); /* host<->device transfer sweep       */
+int cmd_bench(int argc, char **argv);     /* ladders: cupat bench PATTERN|all    */
+int cmd_image(int argc, char **argv);     /* gray / blur on real image files     */
+
+/* Shared option: --backend auto|cpu|cuda (and --device N). Parses and removes
+ * nothing; returns 0 and fills *b / *dev, or 2 after printing a reason. */
+int cli_parse_backend(const char *value, cupat_backend *b);
+/* Create the context for a subcommand; prints a one-line reason on failure. */
+cupat_ctx *cli_context(cupat_backend b, int device);
+
+#endif
