@@ -1,0 +1,30 @@
+# Install: header, static and shared libraries, CMake package, pkg-config.
+include(CMakePackageConfigHelpers)
+
+install(FILES include/cupat.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS cupat cupat_static EXPORT cupatTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT cupatTargets NAMESPACE cupat:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cupat)
+
+set(CUPAT_CONFIG_NEEDS_PNG ${PNG_FOUND})
+configure_package_config_file(cmake/cupatConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cupatConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cupat)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cupatConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cupatConfig.cmake ${PROJECT_BINARY_DIR}/cupatConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cupat)
+
+# pkg-config: `pkg-config --cflags --libs cupat` (shared) or `--static`.
+set(CUPAT_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart -lgomp -lm")
+if(PNG_FOUND)
+  string(APPEND CUPAT_PC_PRIVATE " -lpng -lz")
+endif()
+if(NETPBM_INCLUDE_DIR AND NETPBM_LIBRARY)
+  string(APPEND CUPAT_PC_PRIVATE " -lnetpbm")
+endif()
+string(APPEND CUPAT_PC_PRIVATE " -lstdc++ -ldl -lpthread -lrt")
+configure_file(cmake/cupat.pc.in ${PROJECT_BINARY_DIR}/cupat.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cupat.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,1 @@
+cupat_test(test_core test_core.c)

@@ -1,0 +1,202 @@
+/* test_core.c — the API contract: statuses and messages, contexts, memory,
+ * pointer checks, the variant registry. Runs on both backends. */
+#include "testutil.h"
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+static void test_status(void)
+{
+    for (int s = CUPAT_SUCCESS; s <= CUPAT_ERROR_INTERNAL; s++)
+        CHECK(strncmp(cupat_status_string((cupat_status)s), "CUPAT_", 6) == 0, "status %d", s);
+    CHECK(strcmp(cupat_status_string((cupat_status)999), "CUPAT_ERROR_UNKNOWN_STATUS") == 0,
+          "unknown status name");
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", CUPAT_VERSION_MAJOR, CUPAT_VERSION_MINOR,
+             CUPAT_VERSION_PATCH);
+    CHECK(strcmp(cupat_version(), want) == 0, "version %s != %s", cupat_version(), want);
+}
+
+static void test_create(void)
+{
+    cupat_ctx *c = (cupat_ctx *)1;
+    CHECK_FAILS(NULL, CUPAT_ERROR_NULL_POINTER, "ctx is NULL",
+                cupat_create(NULL, CUPAT_BACKEND_CPU, 0));
+    CHECK_FAILS(NULL, CUPAT_ERROR_INVALID_VALUE, "backend = 7",
+                cupat_create(&c, (cupat_backend)7, 0));
+    CHECK(c == NULL, "failed create leaves *ctx NULL");
+    CHECK_FAILS(NULL, CUPAT_ERROR_INVALID_VALUE, "device = -5",
+                cupat_create(&c, CUPAT_BACKEND_AUTO, -5));
+    if (!cupat_cuda_available()) {
+        /* No driver here (the CI machine): CUDA refuses, AUTO falls back. */
+        CHECK_FAILS(NULL, CUPAT_ERROR_NO_DEVICE, "CUDA",
+                    cupat_create(&c, CUPAT_BACKEND_CUDA, 0));
+        CHECK_OK(NULL, cupat_create(&c, CUPAT_BACKEND_AUTO, -1));
+        CHECK(cupat_get_backend(c) == CUPAT_BACKEND_CPU, "AUTO without GPU is CPU");
+        CHECK(cupat_get_device(c) == -1, "CPU device index is -1");
+        cupat_destroy(c);
+    } else {
+        CHECK_OK(NULL, cupat_create(&c, CUPAT_BACKEND_AUTO, -1));
+        CHECK(cupat_get_backend(c) == CUPAT_BACKEND_CUDA, "AUTO with GPU is CUDA");
+        cupat_destroy(c);
+        CHECK_FAILS(NULL, CUPAT_ERROR_INVALID_VALUE, "device = 4096",
+                    cupat_create(&c, CUPAT_BACKEND_CUDA, 4096));
+    }
+    CHECK(cupat_destroy(NULL) == CUPAT_SUCCESS, "destroy(NULL)");
+    CHECK_FAILS(NULL, CUPAT_ERROR_NULL_POINTER, "ctx is NULL", cupat_sync(NULL));
+    CHECK_FAILS(NULL, CUPAT_ERROR_NULL_POINTER, "ctx is NULL",
+                cupat_malloc(NULL, (void **)&c, 16));
+}
+
+static void test_memory(cupat_ctx *ctx)
+{
+    void *p = (void *)1;
+    CHECK_OK(ctx, cupat_malloc(ctx, &p, 0));
+    CHECK(p == NULL, "malloc of 0 bytes gives NULL");
+    CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "ptr is NULL", cupat_malloc(ctx, NULL, 8));
+    CHECK_FAILS(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "bytes = ", cupat_malloc(ctx, &p, SIZE_MAX / 2));
+    CHECK(p == NULL, "failed malloc leaves NULL");
+    CHECK_OK(ctx, cupat_free(ctx, NULL));
+
+    enum { N = 4099 };
+    static uint32_t h[N], back[N];
+    for (int i = 0; i < N; i++) h[i] = (uint32_t)test_rand();
+    uint32_t *d = test_upload(ctx, h, sizeof h);
+    test_download(ctx, back, d, sizeof back);
+    CHECK(memcmp(h, back, sizeof h) == 0, "memcpy round trip");
+    /* Backend-to-backend copy, overlapping-free, direction inferred. */
+    uint32_t *d2 = test_upload(ctx, NULL, sizeof h);
+    CHECK_OK(ctx, cupat_memcpy(ctx, d2, d, sizeof h));
+    CHECK_OK(ctx, cupat_memset(ctx, d, 0xAB, 16));
+    test_download(ctx, back, d2, sizeof back);
+    CHECK(memcmp(h, back, sizeof h) == 0, "backend-to-backend copy");
+    test_download(ctx, back, d, sizeof back);
+    CHECK(back[0] == 0xABABABABu && back[3] == 0xABABABABu && back[4] == h[4], "memset");
+    CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "dst is NULL", cupat_memcpy(ctx, NULL, h, 4));
+    CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "src is NULL", cupat_memcpy(ctx, h, NULL, 4));
+    CHECK_OK(ctx, cupat_memcpy(ctx, NULL, NULL, 0));
+
+    cupat_memory_kind k;
+    CHECK_OK(ctx, cupat_pointer_kind(ctx, h, &k));
+    CHECK(k == CUPAT_MEMORY_HOST, "static array is pageable host memory (%d)", (int)k);
+    CHECK_OK(ctx, cupat_pointer_kind(ctx, d, &k));
+    CHECK(k == (cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA ? CUPAT_MEMORY_DEVICE
+                                                             : CUPAT_MEMORY_HOST),
+          "cupat_malloc memory kind (%d)", (int)k);
+    if (cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA) {
+        /* The host-pointer check names the argument. */
+        CHECK_FAILS(ctx, CUPAT_ERROR_HOST_POINTER, "dst", cupat_memset(ctx, h, 0, 4));
+        void *pinned = NULL;
+        CHECK(cudaMallocHost(&pinned, 64) == cudaSuccess, "cudaMallocHost");
+        CHECK_OK(ctx, cupat_pointer_kind(ctx, pinned, &k));
+        CHECK(k == CUPAT_MEMORY_HOST_PINNED, "pinned kind (%d)", (int)k);
+        cudaFreeHost(pinned);
+    }
+    CHECK_OK(ctx, cupat_free(ctx, d));
+    CHECK_OK(ctx, cupat_free(ctx, d2));
+}
+
+static void test_streams(cupat_ctx *ctx)
+{
+    CHECK(cupat_get_stream(ctx) != NULL || cupat_get_backend(ctx) == CUPAT_BACKEND_CPU,
+          "a CUDA context always has a stream");
+    if (cupat_get_backend(ctx) != CUPAT_BACKEND_CUDA) {
+        CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, "CPU backend",
+                    cupat_set_stream(ctx, (cupat_stream)(uintptr_t)16));
+        CHECK_OK(ctx, cupat_set_stream(ctx, NULL));
+        return;
+    }
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s) == cudaSuccess, "cudaStreamCreate");
+    CHECK_OK(ctx, cupat_set_stream(ctx, (cupat_stream)s));
+    CHECK(cupat_get_stream(ctx) == (cupat_stream)s, "user stream in use");
+    enum { N = 1000 };
+    static float a[N], b[N], c[N];
+    for (int i = 0; i < N; i++) { a[i] = test_randf(); b[i] = test_randf(); }
+    float *da = test_upload(ctx, a, sizeof a), *db = test_upload(ctx, b, sizeof b);
+    float *dc = test_upload(ctx, NULL, sizeof c);
+    CHECK_OK(ctx, cupat_vadd_f32(ctx, N, da, db, dc));
+    test_download(ctx, c, dc, sizeof c);
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += c[i] != a[i] + b[i];
+    CHECK(bad == 0, "vadd on a user stream: %d wrong", bad);
+    CHECK_OK(ctx, cupat_set_stream(ctx, NULL));
+    CHECK(cupat_get_stream(ctx) != (cupat_stream)s, "back to the context's stream");
+    cupat_free(ctx, da);
+    cupat_free(ctx, db);
+    cupat_free(ctx, dc);
+    cudaStreamDestroy(s);
+}
+
+static void test_registry(cupat_ctx *ctx)
+{
+    const char *const *names;
+    size_t np = 0;
+    CHECK_OK(NULL, cupat_patterns(&names, &np));
+    CHECK(np >= 5, "at least the elementwise family is registered (%zu)", np);
+    for (size_t p = 0; p < np; p++) {
+        const cupat_variant_info *v;
+        size_t nv = 0;
+        CHECK_OK(NULL, cupat_variants(names[p], &v, &nv));
+        int defaults[3] = {0, 0, 0};
+        for (size_t i = 0; i < nv; i++) {
+            CHECK(v[i].name && *v[i].name && v[i].technique && *v[i].technique &&
+                      v[i].source && *v[i].source,
+                  "%s rung %zu documents name, technique and source", names[p], i);
+            CHECK(strcmp(v[i].pattern, names[p]) == 0, "%s rung %s names its pattern",
+                  names[p], v[i].name);
+            CHECK(v[i].backend == CUPAT_BACKEND_CPU || v[i].backend == CUPAT_BACKEND_CUDA,
+                  "%s/%s backend", names[p], v[i].name);
+            if (v[i].is_default) defaults[v[i].backend]++;
+            for (size_t j = 0; j < i; j++)
+                CHECK(strcmp(v[i].name, v[j].name) != 0, "%s: rung %s twice", names[p],
+                      v[i].name);
+        }
+        CHECK(defaults[CUPAT_BACKEND_CPU] == 1 && defaults[CUPAT_BACKEND_CUDA] == 1,
+              "%s: one default per backend (cpu %d, cuda %d)", names[p],
+              defaults[CUPAT_BACKEND_CPU], defaults[CUPAT_BACKEND_CUDA]);
+        const cupat_variant_info *sel;
+        CHECK_OK(ctx, cupat_get_variant(ctx, names[p], &sel));
+        CHECK(sel && sel->is_default && sel->backend == cupat_get_backend(ctx),
+              "%s: default rung of this backend selected", names[p]);
+        /* Pin each rung of this backend; refuse the other backend's rungs. */
+        for (size_t i = 0; i < nv; i++) {
+            if (v[i].backend == cupat_get_backend(ctx)) {
+                CHECK_OK(ctx, cupat_set_variant(ctx, names[p], v[i].name));
+                CHECK_OK(ctx, cupat_get_variant(ctx, names[p], &sel));
+                CHECK(sel == &v[i], "%s: pinned %s", names[p], v[i].name);
+            } else {
+                CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, v[i].name,
+                            cupat_set_variant(ctx, names[p], v[i].name));
+            }
+        }
+        CHECK_OK(ctx, cupat_set_variant(ctx, names[p], "default"));
+        CHECK_OK(ctx, cupat_get_variant(ctx, names[p], &sel));
+        CHECK(sel && sel->is_default, "%s: back to default", names[p]);
+    }
+    const cupat_variant_info *v;
+    size_t nv;
+    CHECK_FAILS(NULL, CUPAT_ERROR_NOT_FOUND, "unknown pattern \"nosuch\"",
+                cupat_variants("nosuch", &v, &nv));
+    CHECK_FAILS(NULL, CUPAT_ERROR_NULL_POINTER, "pattern is NULL", cupat_variants(NULL, &v, &nv));
+    CHECK_FAILS(ctx, CUPAT_ERROR_NOT_FOUND, "no rung \"warp-drive\"",
+                cupat_set_variant(ctx, "vadd", "warp-drive"));
+    CHECK_FAILS(ctx, CUPAT_ERROR_NOT_FOUND, "vadd", cupat_set_variant(ctx, "nosuch", "x"));
+}
+
+int main(int argc, char **argv)
+{
+    cupat_ctx *ctx = test_init(argc, argv);
+    test_seed();
+    test_status();
+    test_create();
+    test_memory(ctx);
+    test_streams(ctx);
+    test_registry(ctx);
+    /* A failure's message stays until the next call on the context. */
+    cupat_set_variant(ctx, "nosuch", "x");
+    CHECK(strstr(cupat_last_error(ctx), "nosuch") != NULL, "message kept");
+    CHECK_OK(ctx, cupat_sync(ctx));
+    CHECK(cupat_last_error(ctx)[0] == '\0', "message cleared by a successful call");
+    return test_finish(ctx);
+}
