@@ -184,6 +184,15 @@ cupat_status cupat_image_alloc(cupat_ctx *ctx, cupat_image *img, size_t width,
                                size_t height, int channels);
 void cupat_image_free(cupat_image *img);
 
+/* ------------------------------------------------------------- reduce -- */
+/* @reduce: declarations go here */
+
+/* ---------------------------------------------------------- transpose -- */
+/* @transpose: declarations go here */
+
+/* --------------------------------------------------------------- gemm -- */
+/* @gemm: declarations go here */
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,10 +9,16 @@ extern const cupat_pattern_desc cupat__pattern_saxpy;
 extern const cupat_pattern_desc cupat__pattern_matadd;
 extern const cupat_pattern_desc cupat__pattern_gray;
 extern const cupat_pattern_desc cupat__pattern_blur;
+/* @reduce-extern */
+/* @transpose-extern */
+/* @gemm-extern */
 
 static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_vadd, &cupat__pattern_saxpy, &cupat__pattern_matadd,
     &cupat__pattern_gray, &cupat__pattern_blur,
+    /* @reduce-table */
+    /* @transpose-table */
+    /* @gemm-table */
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(NPATTERNS <= CUPAT_MAX_PATTERNS, "raise CUPAT_MAX_PATTERNS");
