@@ -185,13 +185,133 @@ cupat_status cupat_image_alloc(cupat_ctx *ctx, cupat_image *img, size_t width,
 void cupat_image_free(cupat_image *img);
 
 /* ------------------------------------------------------------- reduce -- */
-/* @reduce: declarations go here */
+
+/* Element types of the typed primitives. */
+typedef enum cupat_type {
+    CUPAT_F32 = 0, /* float    */
+    CUPAT_F64 = 1, /* double   */
+    CUPAT_I32 = 2, /* int32_t  */
+    CUPAT_U32 = 3, /* uint32_t */
+    CUPAT_I64 = 4, /* int64_t  */
+    CUPAT_U64 = 5  /* uint64_t */
+} cupat_type;
+/* Bytes of one element (0 for a value outside the enum) and the name ("f32"). */
+size_t cupat_type_size(cupat_type t);
+const char *cupat_type_name(cupat_type t);
+
+/* Reduction operations.
+ * SUM: floats follow IEEE 754 (a NaN anywhere, or +inf with -inf, gives NaN;
+ *   an infinity otherwise wins); integers wrap modulo 2^bits, so the result
+ *   is exact and independent of order.
+ * MIN / MAX: IEEE 754-2019 minimum / maximum: a NaN anywhere gives NaN, and
+ *   -0 orders below +0. The result is exact.
+ * ARGMIN / ARGMAX: the value MIN / MAX gives and the index of its first
+ *   occurrence (a NaN anywhere: the first NaN). */
+typedef enum cupat_op {
+    CUPAT_OP_SUM = 0,
+    CUPAT_OP_MIN = 1,
+    CUPAT_OP_MAX = 2,
+    CUPAT_OP_ARGMIN = 3,
+    CUPAT_OP_ARGMAX = 4
+} cupat_op;
+const char *cupat_op_name(cupat_op op);
+
+/* Result of ARGMIN / ARGMAX: the member of `value` named by the type, and the
+ * index. n == 0 gives the identity: value +inf (ARGMIN) / -inf (ARGMAX), the
+ * type's max / min for integers, and index CUPAT_NO_INDEX. */
+typedef struct cupat_indexed {
+    union {
+        float f32;
+        double f64;
+        int32_t i32;
+        uint32_t u32;
+        int64_t i64;
+        uint64_t u64;
+    } value;
+    uint64_t index;
+} cupat_indexed;
+#define CUPAT_NO_INDEX UINT64_MAX
+
+/* Reduce n elements of `type` at x with `op` (pattern "reduce").
+ * cupat_reduce writes the result to backend memory `result` (device memory
+ * on CUDA: stream-ordered, never synchronizes); cupat_reduce_host writes it
+ * to host memory and waits for this call's work only. The result is one
+ * element of `type` for SUM/MIN/MAX, a cupat_indexed for ARGMIN/ARGMAX.
+ * n == 0 gives the identity (0, +inf / -inf or the type's max / min).
+ * Every rung is deterministic: the same inputs give the same bits, run after
+ * run, whatever the stream or timing. The default f32/f64 sum adds 16
+ * elements per thread as a balanced tree before accumulating, so its error is
+ * bounded by about (n / (threads x 16) + 30) u sum|x_i|; for a compensated
+ * sum (TwoSum, error about u |sum|) pin the rung:
+ * cupat_set_variant(ctx, "reduce", "compensated"). */
+cupat_status cupat_reduce(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n,
+                          const void *x, void *result);
+cupat_status cupat_reduce_host(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n,
+                               const void *x, void *result);
+
+/* Dot product sum x_i * y_i of two f32 or f64 vectors (pattern "dot"), the
+ * products fused into the sums (FMA). Result as for cupat_reduce SUM. The
+ * rung "compensated" evaluates it as in twice the working precision (Dot2). */
+cupat_status cupat_dot(cupat_ctx *ctx, cupat_type type, size_t n, const void *x,
+                       const void *y, void *result);
+cupat_status cupat_dot_host(cupat_ctx *ctx, cupat_type type, size_t n, const void *x,
+                            const void *y, void *result);
 
 /* ---------------------------------------------------------- transpose -- */
-/* @transpose: declarations go here */
+/* out = in^T, out of place (pattern "transpose"). `in` is rows x cols,
+ * row-major, ld_in (>= cols) elements from one row to the next; `out` is
+ * cols x rows with ld_out (>= rows). elem_size is 4 or 8: elements are moved
+ * as raw words, so any 4- or 8-byte type (f32, i32, f64, complex f32...) is
+ * transposed exactly. in and out must not overlap (no in-place transpose).
+ * rows == 0 or cols == 0 does nothing. The default rung uses 16-byte accesses
+ * when in, out and both row pitches are 16-byte aligned, and a 32x32 tile
+ * otherwise. The teaching rung "serial" (one GPU thread) refuses more than
+ * 2^22 elements with CUPAT_ERROR_NOT_SUPPORTED; every other rung takes any size. */
+cupat_status cupat_transpose(cupat_ctx *ctx, size_t rows, size_t cols, size_t elem_size,
+                             const void *in, size_t ld_in, void *out, size_t ld_out);
+
+/* ---------------------------------------------------------- stencil1d -- */
+/* 1D stencil of radius r (0..8) with 2r+1 user coefficients (pattern
+ * "stencil1d", PCCP 5.5): out[i] = sum_{j=0..2r} coeffs[j] * in[i + j - r],
+ * i < n, with zero padding: inputs outside [0, n) count as 0. The sum runs in
+ * the order j = 0, 1, .., 2r as a chain of fused multiply-adds starting from 0
+ * (acc = fmaf(coeffs[j], x, acc)) on every backend and rung, so all of them
+ * give the same bits. `coeffs` is host memory (read before the call returns);
+ * `in` and `out` are backend memory of n floats and must not overlap. */
+cupat_status cupat_stencil1d(cupat_ctx *ctx, size_t n, int radius, const float *coeffs,
+                             const float *in, float *out);
 
 /* --------------------------------------------------------------- gemm -- */
-/* @gemm: declarations go here */
+/* How a matrix argument enters the product: as stored, or transposed. */
+typedef enum cupat_trans { CUPAT_TRANS_N = 0, CUPAT_TRANS_T = 1 } cupat_trans;
+
+/* Layout flags of cupat_gemm_f32 / cupat_gemv_f32. Row-major (0) unless
+ * CUPAT_COL_MAJOR is given: then every matrix is column-major, as in BLAS. A
+ * leading dimension counts elements between consecutive rows (row-major) or
+ * columns (column-major) of the matrix as stored, before op, and must be
+ * >= max(1, its row length / column height). */
+#define CUPAT_ROW_MAJOR 0u
+#define CUPAT_COL_MAJOR 1u
+
+/* C = alpha op(A) op(B) + beta C in f32 on CUDA cores (no TF32): C is m x n,
+ * op(A) m x k, op(B) k x n; m, n, k <= INT_MAX (0 allowed). beta == 0 never
+ * reads C (NaN there is ignored); alpha == 0 or k == 0 gives C = beta C without
+ * reading A or B (then A and B may be NULL). Pattern "gemm": the ladder from one
+ * thread per output (PMPP 3.4) to multistage cp.async tiles; the default picks
+ * its tile configuration by shape. Each element's error is at most
+ * 2 max(k,1) FLT_EPSILON (|alpha| (|op(A)| |op(B)|)_ij + |beta| |C_ij|). */
+cupat_status cupat_gemm_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a,
+                            cupat_trans op_b, size_t m, size_t n, size_t k, float alpha,
+                            const float *A, size_t lda, const float *B, size_t ldb,
+                            float beta, float *C, size_t ldc);
+
+/* y = alpha op(A) x + beta y with A stored m x n (before op): op N gives y of m
+ * and x of n elements, op T y of n and x of m. Contiguous x and y. beta == 0
+ * never reads y. Pattern "gemv" (PMPP ch. 3 exercise): one warp per row with
+ * shuffles (op N), coalesced column sums (op T). */
+cupat_status cupat_gemv_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, size_t m,
+                            size_t n, float alpha, const float *A, size_t lda,
+                            const float *x, float beta, float *y);
 
 #ifdef __cplusplus
 }

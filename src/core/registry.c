@@ -9,16 +9,19 @@ extern const cupat_pattern_desc cupat__pattern_saxpy;
 extern const cupat_pattern_desc cupat__pattern_matadd;
 extern const cupat_pattern_desc cupat__pattern_gray;
 extern const cupat_pattern_desc cupat__pattern_blur;
-/* @reduce-extern */
-/* @transpose-extern */
-/* @gemm-extern */
+extern const cupat_pattern_desc cupat__pattern_reduce;
+extern const cupat_pattern_desc cupat__pattern_dot;
+extern const cupat_pattern_desc cupat__pattern_transpose;
+extern const cupat_pattern_desc cupat__pattern_stencil1d;
+extern const cupat_pattern_desc cupat__pattern_gemm;
+extern const cupat_pattern_desc cupat__pattern_gemv;
 
 static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_vadd, &cupat__pattern_saxpy, &cupat__pattern_matadd,
     &cupat__pattern_gray, &cupat__pattern_blur,
-    /* @reduce-table */
-    /* @transpose-table */
-    /* @gemm-table */
+    &cupat__pattern_reduce, &cupat__pattern_dot,
+    &cupat__pattern_transpose, &cupat__pattern_stencil1d,
+    &cupat__pattern_gemm, &cupat__pattern_gemv,
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(NPATTERNS <= CUPAT_MAX_PATTERNS, "raise CUPAT_MAX_PATTERNS");

@@ -10,6 +10,7 @@ int cmd_info(int argc, char **argv);      /* device query + measured ceilings   
 int cmd_bandwidth(int argc, char **argv); /* host<->device transfer sweep       */
 int cmd_bench(int argc, char **argv);     /* ladders: cupat bench PATTERN|all    */
 int cmd_image(int argc, char **argv);     /* gray / blur on real image files     */
+int cmd_lab(int argc, char **argv);       /* experiments: cupat lab access       */
 
 /* Shared option: --backend auto|cpu|cuda (and --device N). Parses and removes
  * nothing; returns 0 and fills *b / *dev, or 2 after printing a reason. */

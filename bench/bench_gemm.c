@@ -1,0 +1,320 @@
+/* bench_gemm.c — the gemm ladder against cublasSgemm (pedantic FP32: no TF32)
+ * on the issue's shapes, the resource report of every rung (registers, shared
+ * memory, spills, theoretical occupancy: PMPP 5.6), and the tile
+ * configuration sweep the auto rung's table comes from (--sweep-blocks). */
+#include "harness.h"
+
+#include "gemm/gemm_internal.h"
+#include "internal.h"
+
+#include <cublas_v2.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SEED_A = 31, SEED_B = 32 };
+#define NSAMPLE 2000
+
+static int gpu(const bench_run *run)
+{
+    return run->backend == CUPAT_BACKEND_CUDA;
+}
+
+/* C = A B, all row-major and tight (lda = k, ldb = ldc = n), alpha 1, beta 0. */
+typedef struct gemm_state {
+    size_t m, n, k;
+    float *A, *B, *C;
+    float *host; /* C brought back for the check */
+    int cfg, split; /* sweep rows: the multistage kernel directly */
+} gemm_state;
+
+static float in_a(const gemm_state *st, size_t i, size_t p)
+{
+    return bench_rand_f32(SEED_A, i * st->k + p, -1.0f, 2.0f);
+}
+static float in_b(const gemm_state *st, size_t p, size_t j)
+{
+    return bench_rand_f32(SEED_B, p * st->n + j, -1.0f, 2.0f);
+}
+
+static cupat_status gemm_run(bench_run *run, void *p)
+{
+    gemm_state *st = p;
+    return cupat_gemm_f32(run->ctx, CUPAT_ROW_MAJOR, CUPAT_TRANS_N, CUPAT_TRANS_N, st->m,
+                          st->n, st->k, 1.0f, st->A, st->k, st->B, st->n, 0.0f, st->C, st->n);
+}
+
+static cupat_status gemm_config_run(bench_run *run, void *p)
+{
+    gemm_state *st = p;
+    cupat_gemm_args a = {(int)st->m, (int)st->n, (int)st->k, 0, 0, 1.0f, 0.0f,
+                         st->A, st->k, st->B, st->n, st->C, st->n};
+    return cupat__gemm_cuda_async(run->ctx, st->cfg, st->split, &a);
+}
+
+/* cuBLAS is column-major: row-major C = A B is column-major C^T = B^T A^T,
+ * the same memory with the operands swapped. Pedantic math: FP32 FMAs, no
+ * TF32 tensor cores, like cupat. */
+static cupat_status gemm_cublas(bench_run *run, void *p)
+{
+    gemm_state *st = p;
+    void *h;
+    const float one = 1.0f, zero = 0.0f;
+    CUPAT_TRY(bench_cublas(run, &h));
+    cublasMath_t mode;
+    CUPAT_TRY(bench_cublas_status(run, cublasGetMathMode((cublasHandle_t)h, &mode),
+                                  "cublasGetMathMode"));
+    CUPAT_TRY(bench_cublas_status(run, cublasSetMathMode((cublasHandle_t)h, CUBLAS_PEDANTIC_MATH),
+                                  "cublasSetMathMode(CUBLAS_PEDANTIC_MATH)"));
+    cupat_status s = bench_cublas_status(
+        run,
+        cublasSgemm((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, (int)st->n, (int)st->m,
+                    (int)st->k, &one, st->B, (int)st->n, st->A, (int)st->k, &zero, st->C,
+                    (int)st->n),
+        "cublasSgemm");
+    cupat_status r = bench_cublas_status(run, cublasSetMathMode((cublasHandle_t)h, mode),
+                                         "cublasSetMathMode");
+    return s ? s : r;
+}
+
+static cupat_status poison_c(bench_run *run, void *p)
+{
+    gemm_state *st = p; /* NaN: beta = 0 must not read it, every element must be written */
+    return cupat_memset(run->ctx, st->C, 0xFF, st->m * st->n * sizeof(float));
+}
+
+/* Every element of C comes back; NSAMPLE of them (and the four corners) are
+ * recomputed in f64 from the input generator and must lie within
+ * 2 k eps sum_p |a_ip b_pj| (tests/test_gemm.c derives the bound). */
+static cupat_status gemm_check(bench_run *run, void *p, int strict, bench_check *chk)
+{
+    gemm_state *st = p;
+    (void)strict; /* cuBLAS's pedantic FP32 obeys the same bound */
+    size_t total = st->m * st->n;
+    if (!st->host && !(st->host = malloc(total * sizeof(float))))
+        return bench_fail(run, CUPAT_ERROR_OUT_OF_MEMORY, "bench gemm: %zu bytes of host memory",
+                          total * sizeof(float));
+    CUPAT_TRY(cupat_memcpy(run->ctx, st->host, st->C, total * sizeof(float)));
+    CUPAT_TRY(cupat_sync(run->ctx));
+    size_t ns = total < NSAMPLE + 4 ? total : NSAMPLE + 4, wrong = 0;
+    char msg[256] = "";
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : wrong)
+    for (size_t s = 0; s < ns; s++) {
+        size_t i, j;
+        if (ns == total) {
+            i = s / st->n;
+            j = s % st->n;
+        } else if (s < 4) {
+            i = (s & 1) ? st->m - 1 : 0;
+            j = (s & 2) ? st->n - 1 : 0;
+        } else {
+            uint64_t h = bench_hash(0x6E33, s);
+            i = (size_t)(h % st->m);
+            j = (size_t)((h >> 32) % st->n);
+        }
+        double sum = 0, mag = 0;
+        for (size_t q = 0; q < st->k; q++) {
+            double t = (double)in_a(st, i, q) * (double)in_b(st, q, j);
+            sum += t;
+            mag += fabs(t);
+        }
+        double got = st->host[i * st->n + j];
+        double tol = 2.0 * (double)(st->k > 1 ? st->k : 1) * FLT_EPSILON * mag;
+        if (!(fabs(got - sum) <= tol)) {
+            wrong++;
+#pragma omp critical(bench_gemm_msg)
+            if (!msg[0])
+                snprintf(msg, sizeof msg, "C[%zu][%zu] = %.9g, expected %.9g (tol %.2g)", i, j,
+                         got, sum, tol);
+        }
+    }
+    chk->checked += ns;
+    chk->wrong += wrong;
+    if (wrong && !chk->msg[0])
+        snprintf(chk->msg, sizeof chk->msg, "%s; %zu of %zu sampled wrong", msg, wrong, ns);
+    return CUPAT_SUCCESS;
+}
+
+static cupat_status gemm_setup(bench_run *run, gemm_state *st, size_t m, size_t n, size_t k)
+{
+    cupat_status s = CUPAT_SUCCESS;
+    memset(st, 0, sizeof *st);
+    st->m = m;
+    st->n = n;
+    st->k = k;
+    s = cupat_malloc(run->ctx, (void **)&st->A, m * k * sizeof(float));
+    if (!s) s = cupat_malloc(run->ctx, (void **)&st->B, k * n * sizeof(float));
+    if (!s) s = cupat_malloc(run->ctx, (void **)&st->C, m * n * sizeof(float));
+    if (!s) s = bench_fill_f32(run, st->A, m * k, SEED_A, -1.0f, 2.0f);
+    if (!s) s = bench_fill_f32(run, st->B, k * n, SEED_B, -1.0f, 2.0f);
+    return s;
+}
+
+static void gemm_free(bench_run *run, gemm_state *st)
+{
+    cupat_sync(run->ctx);
+    cupat_free(run->ctx, st->A);
+    cupat_free(run->ctx, st->B);
+    cupat_free(run->ctx, st->C);
+    free(st->host);
+}
+
+/* The shapes: --n S is S^3, --n RxC is R x C x C; else the issue's. */
+typedef struct gshape {
+    size_t m, n, k;
+} gshape;
+
+static size_t shapes_for(const bench_run *run, const bench_size *size, gshape *out)
+{
+    static const gshape gpu_shapes[] = {{4096, 4096, 4096}, {8192, 8192, 8192},
+                                        {1000, 1000, 1000}, {4097, 3001, 2003},
+                                        {65536, 64, 4096},  {64, 65536, 4096}};
+    static const gshape cpu_shapes[] = {{512, 512, 512}, {1000, 1000, 1000}};
+    if (size) {
+        out[0].m = size->rows ? size->rows : size->n;
+        out[0].n = size->rows ? size->cols : size->n;
+        out[0].k = size->rows ? size->cols : size->n;
+        return 1;
+    }
+    const gshape *l = gpu(run) ? gpu_shapes : cpu_shapes;
+    size_t c = gpu(run) ? sizeof gpu_shapes / sizeof gpu_shapes[0]
+                        : sizeof cpu_shapes / sizeof cpu_shapes[0];
+    memcpy(out, l, c * sizeof *l);
+    return c;
+}
+
+/* PMPP 5.6 made concrete: what each rung's kernel costs an SM. */
+static void print_resources(bench_run *run)
+{
+    FILE *f = run->opt.out;
+    fprintf(f, "\ngemm resource usage (cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor; "
+               "op N,N, 16-byte loads)\n");
+    fprintf(f, "%-10s %-30s %5s %9s %9s %7s %7s %9s %9s\n", "rung", "kernel", "regs",
+            "smem st", "smem dyn", "spill", "threads", "blocks/SM", "occupancy");
+    for (int r = 0; r < GEMM_NRUNGS; r++) {
+        if (r == GEMM_CPU) continue;
+        int ncfg = r == GEMM_AUTO ? cupat__gemm_nconfigs : 1;
+        for (int c = 0; c < ncfg; c++) {
+            cupat_gemm_resources res;
+            const cupat_variant_info *v = NULL;
+            size_t nv = 0;
+            cupat_variants("gemm", &v, &nv);
+            if (cupat__gemm_cuda_resources(run->ctx, r, c, &res)) {
+                fprintf(f, "%-10s (resources unavailable: %s)\n", v[r].name,
+                        cupat_last_error(run->ctx));
+                continue;
+            }
+            fprintf(f, "%-10s %-30s %5d %9zu %9zu %7zu %7d %9d %8.0f%%\n",
+                    c == 0 ? v[r].name : "", res.kernel, res.regs, res.smem_static,
+                    res.smem_dynamic, res.local_bytes, res.threads, res.blocks_per_sm,
+                    100.0 * res.occupancy);
+        }
+    }
+    fprintf(f, "\n");
+}
+
+static void print_pick(bench_run *run, const gemm_state *st)
+{
+    cupat_gemm_args a = {(int)st->m, (int)st->n, (int)st->k, 0, 0, 1.0f, 0.0f,
+                         st->A, st->k, st->B, st->n, st->C, st->n};
+    int cfg, split;
+    cupat__gemm_pick(run->ctx, &a, &cfg, &split);
+    fprintf(run->opt.out, "auto picks %s, split-K %d, for %zu x %zu x %zu\n\n",
+            cupat__gemm_configs[cfg].name, split, st->m, st->n, st->k);
+}
+
+cupat_status bench_gemm_cases(bench_run *run, const bench_size *size)
+{
+    gshape sh[8];
+    size_t count = shapes_for(run, size, sh);
+    if (gpu(run)) print_resources(run);
+    for (size_t q = 0; q < count; q++) {
+        gemm_state st;
+        bench_case c = {0};
+        c.pattern = "gemm";
+        snprintf(c.label, sizeof c.label, "%zux%zux%zu f32, op N,N, beta 0", sh[q].m, sh[q].n,
+                 sh[q].k);
+        c.bytes = 4.0 * ((double)sh[q].m * sh[q].k + (double)sh[q].k * sh[q].n +
+                         (double)sh[q].m * sh[q].n);
+        c.flops = 2.0 * (double)sh[q].m * (double)sh[q].n * (double)sh[q].k;
+        c.bound = BENCH_BOUND_FP32;
+        c.state = &st;
+        c.prepare = poison_c;
+        c.run = gemm_run;
+        c.check = gemm_check;
+        c.vendor_name = gpu(run) ? "cublasSgemm (pedantic)" : NULL;
+        c.vendor = gpu(run) ? gemm_cublas : NULL;
+        cupat_status s = gemm_setup(run, &st, sh[q].m, sh[q].n, sh[q].k);
+        if (!s) s = bench_run_case(run, &c);
+        if (!s && gpu(run)) print_pick(run, &st);
+        gemm_free(run, &st);
+        CUPAT_TRY(s);
+    }
+    return CUPAT_SUCCESS;
+}
+
+/* Every tile configuration of the multistage kernel with split-K 1, 2, 4, 8
+ * on each shape, beside cuBLAS: the measurements the auto rung's efficiency
+ * table (src/gemm/gemm_async.cu) and its choice are checked against. */
+cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size)
+{
+    static const int splits[] = {1, 2, 4, 8};
+    if (!gpu(run)) {
+        fprintf(run->opt.out, "gemm --sweep-blocks needs a GPU (the CUDA backend)\n");
+        return CUPAT_SUCCESS;
+    }
+    gshape sh[8];
+    size_t count = shapes_for(run, size, sh);
+    for (size_t q = 0; q < count; q++) {
+        gemm_state st;
+        char label[128];
+        snprintf(label, sizeof label, "%zux%zux%zu f32, op N,N", sh[q].m, sh[q].n, sh[q].k);
+        cupat_status s = gemm_setup(run, &st, sh[q].m, sh[q].n, sh[q].k);
+        double flops = 2.0 * (double)sh[q].m * (double)sh[q].n * (double)sh[q].k;
+        double bytes = 4.0 * ((double)sh[q].m * sh[q].k + (double)sh[q].k * sh[q].n +
+                              (double)sh[q].m * sh[q].n);
+        bench_table *t = s ? NULL
+                           : bench_table_begin(run, "gemm", "gemm tile configurations x split-K",
+                                               label, bytes, flops, BENCH_BOUND_FP32);
+        if (!s && !t) s = CUPAT_ERROR_OUT_OF_MEMORY;
+        if (t) {
+            t->sweep = 1;
+            t->note = "rows: BMxBNxBK/stages sK (split-K); x best ranks them; auto's pick is "
+                      "printed below";
+            bench_row *row = bench_table_add(run, t, "cublasSgemm (pedantic)", BENCH_ROW_VENDOR);
+            if (!row) s = CUPAT_ERROR_OUT_OF_MEMORY;
+            else bench_measure(run, t, row, gemm_cublas, poison_c, gemm_check, 0, &st);
+        }
+        for (int cfg = 0; t && !s && cfg < cupat__gemm_nconfigs; cfg++) {
+            const cupat_gemm_config *g = &cupat__gemm_configs[cfg];
+            cupat_gemm_resources res;
+            double occ = cupat__gemm_cuda_async_resources(run->ctx, cfg, &res) ? -1
+                                                                              : res.occupancy;
+            for (size_t z = 0; z < sizeof splits / sizeof splits[0]; z++) {
+                if (splits[z] > 1 && sh[q].k < (size_t)splits[z] * 4 * g->bk) break;
+                char name[64];
+                snprintf(name, sizeof name, "%s s%d", g->name, splits[z]);
+                bench_progress(run, "bench gemm sweep %s: %s", label, name);
+                bench_row *row = bench_table_add(run, t, name, BENCH_ROW_CONFIG);
+                if (!row) {
+                    s = CUPAT_ERROR_OUT_OF_MEMORY;
+                    break;
+                }
+                st.cfg = cfg;
+                st.split = splits[z];
+                row->bx = (unsigned)g->threads;
+                row->by = 1;
+                row->gx = ((sh[q].m + g->bm - 1) / g->bm) * ((sh[q].n + g->bn - 1) / g->bn);
+                row->gy = (size_t)splits[z];
+                row->occupancy = occ;
+                bench_measure(run, t, row, gemm_config_run, poison_c, gemm_check, 1, &st);
+            }
+        }
+        if (t) bench_table_end(run, t);
+        if (!s) print_pick(run, &st);
+        gemm_free(run, &st);
+        CUPAT_TRY(s);
+    }
+    return CUPAT_SUCCESS;
+}

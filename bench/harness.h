@@ -1,0 +1,295 @@
+/* harness.h — the benchmark harness: walks a case's ladder, times every rung
+ * (CUDA events, or the host clock on the CPU backend), checks its output
+ * against a host reference, adds the vendor and reference rows, and prints or
+ * saves the tables. A pattern's cases live in bench_<pattern>.c and are
+ * listed once in bench_patterns.c. */
+#ifndef CUPAT_BENCH_HARNESS_H
+#define CUPAT_BENCH_HARNESS_H
+
+#include "ceilings.h"
+#include "cupat.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------- sizes -- */
+
+/* A --n value: a count ("268435456", "2^28", "256M": K/M/G/T are binary) or a
+ * shape ("16384x16384", "7680x4320": rows x cols, or width x height). */
+typedef struct bench_size {
+    size_t n;         /* element count (rows * cols for a shape) */
+    size_t rows, cols; /* the shape as given, both 0 for a plain count */
+} bench_size;
+/* 0 on success; -1 with a one-line reason in err. */
+int bench_parse_size(const char *s, bench_size *out, char *err, size_t errlen);
+/* "2^28" for powers of two >= 1024, else the decimal number. Returns buf. */
+char *bench_fmt_count(char *buf, size_t len, size_t n);
+
+/* ------------------------------------------------------------ tables -- */
+
+typedef enum bench_bound {
+    BENCH_BOUND_COPY, /* read + write streams: % of copy_gbs */
+    BENCH_BOUND_READ, /* read-only: % of read_gbs */
+    BENCH_BOUND_FP32  /* compute-bound: % of fp32_gflops */
+} bench_bound;
+
+typedef enum bench_row_kind {
+    BENCH_ROW_RUNG,      /* a rung of cupat's ladder */
+    BENCH_ROW_VENDOR,    /* the vendor library, same inputs */
+    BENCH_ROW_REFERENCE, /* e.g. a copy of the same byte count */
+    BENCH_ROW_CONFIG     /* one launch configuration of a sweep */
+} bench_row_kind;
+
+typedef enum bench_verdict {
+    BENCH_UNCHECKED = 0, /* nothing to check (reference rows) */
+    BENCH_OK,
+    BENCH_FAIL,  /* ran, output wrong */
+    BENCH_ERROR  /* the call itself failed */
+} bench_verdict;
+
+typedef struct bench_row {
+    char name[64];
+    bench_row_kind kind;
+    const char *technique; /* one line, static storage (registry) or NULL */
+    const char *source;    /* "PMPP 2.3", or NULL */
+    int reps;
+    double ms, ms_min, ms_max; /* median, min, max of one call (0 when not timed) */
+    double gbs, gflops, pct;   /* achieved rates, % of the table's ceiling */
+    double speedup;   /* previous rung's ms / this ms; 0: none */
+    double vs_vendor; /* vendor ms / this ms (> 1: faster than vendor); 0: none */
+    /* sweeps */
+    unsigned bx, by;  /* block shape */
+    size_t gx, gy;    /* grid shape */
+    double occupancy; /* theoretical, 0..1; < 0: n/a */
+    double book_ms;   /* the book's figure for this configuration; 0: none */
+    double x_best;    /* ms / best ms of the sweep */
+    bench_verdict verdict;
+    char message[256]; /* why FAIL / ERROR */
+} bench_row;
+
+typedef struct bench_table {
+    char pattern[32];
+    char title[64];  /* "vadd", "matadd block-shape sweep (PCCP 3.3)" */
+    char label[128]; /* "n=2^28 (268435456 floats)" */
+    double bytes, flops; /* minimum model of one call */
+    bench_bound bound;
+    int sweep;
+    const char *note; /* a footnote line, or NULL */
+    bench_row *rows;
+    size_t nrows, cap;
+} bench_table;
+
+/* --------------------------------------------------------------- run -- */
+
+typedef struct bench_options {
+    int reps;            /* > 0: exactly this many timed calls per row; 0: adaptive */
+    const char *variant; /* one rung; NULL or "all": every rung of the backend */
+    int progress;        /* one-line progress on stderr (cmd_bench: isatty(2)) */
+    FILE *out;           /* tables go here (stdout) */
+} bench_options;
+
+typedef struct bench_run {
+    cupat_ctx *ctx;
+    bench_options opt;
+    bench_ceilings ceil;
+    cupat_backend backend;
+    char device[320]; /* "NVIDIA H100 80GB HBM3 (cuda:0, 132 SMs)" / host CPU */
+    char date[32];    /* UTC, ISO 8601 */
+    char commit[64];
+    bench_table *tables;
+    size_t ntables, cap;
+    int failures; /* rows that FAILed or errored, over the whole run */
+    /* private: timing resources */
+    void *flush; /* read between calls to evict the caches */
+    size_t flush_bytes;
+    float *sink; /* device: where the flush's sum goes */
+    float host_sink;
+    int wave; /* blocks of 256 threads filling the GPU once */
+    void *events; /* cudaEvent_t[2 * ev_count] */
+    int ev_count, ev_made;
+    void *cublas; /* cublasHandle_t, created on first use */
+    void *scratch; /* the reference-copy buffer */
+    size_t scratch_bytes, ref_half;
+} bench_run;
+
+/* Set up: measures the ceilings (about a second), takes the device name, date
+ * and commit. On failure the reason is in cupat_last_error(ctx). */
+cupat_status bench_run_init(bench_run *run, cupat_ctx *ctx, const bench_options *opt);
+void bench_run_free(bench_run *run);
+/* The header lines: device, backend, date, commit, ceilings. */
+void bench_print_header(const bench_run *run, FILE *f);
+
+/* ------------------------------------------------------------- cases -- */
+
+typedef cupat_status (*bench_fn)(bench_run *run, void *state);
+
+typedef struct bench_check {
+    size_t checked, wrong;
+    char msg[256]; /* the first wrong element, when any */
+} bench_check;
+
+/* One case: a pattern at one size. Its rows: every rung of the backend in
+ * ladder order (or the one --variant names), the vendor, the reference copy. */
+typedef struct bench_case {
+    const char *pattern; /* the ladder: cupat_variants(pattern) */
+    char label[128];
+    double bytes, flops; /* minimum traffic (each input read once, each output
+                          * written once) and arithmetic of one call */
+    bench_bound bound;
+    void *state;
+    /* Optional: before a checked call (restore in-place inputs, poison outputs). */
+    bench_fn prepare;
+    /* One call with the pinned rung: the timed region. */
+    bench_fn run;
+    /* Compare the outputs of the last call with the host reference. `strict`
+     * is 0 for the vendor row (which does not promise cupat's rounding). */
+    cupat_status (*check)(bench_run *run, void *state, int strict, bench_check *out);
+    const char *vendor_name; /* NULL: no vendor row */
+    bench_fn vendor;
+    int memcpy_ref; /* add a device copy of the same byte count */
+} bench_case;
+
+/* Measure one case and print its table. Row failures are recorded in the
+ * table (and run->failures); only setup failures return an error. */
+cupat_status bench_run_case(bench_run *run, const bench_case *c);
+
+/* Building blocks for tables that are not ladders (sweeps). */
+bench_table *bench_table_begin(bench_run *run, const char *pattern, const char *title,
+                               const char *label, double bytes, double flops,
+                               bench_bound bound);
+bench_row *bench_table_add(bench_run *run, bench_table *t, const char *name,
+                           bench_row_kind kind);
+/* Check (when check != NULL) then time fn; fills row's figures and verdict. */
+void bench_measure(bench_run *run, bench_table *t, bench_row *row, bench_fn fn,
+                   bench_fn prepare,
+                   cupat_status (*check)(bench_run *, void *, int, bench_check *),
+                   int strict, void *state);
+/* Derived columns (rates, %, ratios), print, record failures. */
+void bench_table_end(bench_run *run, bench_table *t);
+void bench_progress(const bench_run *run, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* --------------------------------------------------- inputs and checks -- */
+
+/* Deterministic pseudo-random inputs, identical on host and device, so a
+ * check can recompute any input element without copying it back. */
+#if defined(__CUDACC__)
+#define BENCH_HD __host__ __device__
+#else
+#define BENCH_HD
+#endif
+BENCH_HD static inline uint64_t bench_mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull; /* splitmix64 */
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+BENCH_HD static inline uint64_t bench_hash(uint64_t seed, uint64_t i)
+{
+    return bench_mix64(seed * 0xD1B54A32D192ED03ull + i);
+}
+/* lo + scale * u with u in [0, 1) on a 2^-24 grid; no contraction anywhere,
+ * so host and device give the same bits. */
+BENCH_HD static inline float bench_rand_f32(uint64_t seed, uint64_t i, float lo, float scale)
+{
+    float u = (float)(bench_hash(seed, i) >> 40) * 0x1p-24f;
+#if defined(__CUDA_ARCH__)
+    return __fadd_rn(lo, __fmul_rn(scale, u));
+#else
+    float t = scale * u;
+    return lo + t;
+#endif
+}
+BENCH_HD static inline uint8_t bench_rand_u8(uint64_t seed, uint64_t i)
+{
+    return (uint8_t)(bench_hash(seed, i) >> 56);
+}
+
+/* Fill backend memory with bench_rand_f32 / bench_rand_u8 values. */
+cupat_status bench_fill_f32(bench_run *run, float *p, size_t n, uint64_t seed, float lo,
+                            float scale);
+cupat_status bench_fill_u8(bench_run *run, uint8_t *p, size_t n, uint64_t seed);
+
+/* Expected values of out[start, start + len) and their tolerances (|got -
+ * expect| <= tol passes; NaN never does). Called from several threads. */
+typedef void (*bench_expect_f32)(void *state, size_t start, size_t len, double *expect,
+                                 double *tol);
+typedef void (*bench_expect_u8)(void *state, size_t start, size_t len, uint8_t *expect);
+/* Compare n outputs in chunks of `chunk` elements (a chunk is the unit
+ * expected values are computed for: a row for images). Outputs up to 256 MiB
+ * are checked whole; larger ones on the first and last chunk and 62 random
+ * others. Adds to chk. */
+cupat_status bench_verify_f32(bench_run *run, const float *out, size_t n, size_t chunk,
+                              bench_expect_f32 fn, void *state, bench_check *chk);
+cupat_status bench_verify_u8(bench_run *run, const uint8_t *out, size_t n, size_t chunk,
+                             bench_expect_u8 fn, void *state, bench_check *chk);
+
+/* ------------------------------------------------------------ vendor -- */
+
+/* cuBLAS handle on ctx's stream, created on first use (cublasHandle_t). */
+cupat_status bench_cublas(bench_run *run, void **handle);
+/* A failed cuBLAS status as CUPAT_ERROR_CUDA with `what` in the message. */
+cupat_status bench_cublas_status(bench_run *run, int status, const char *what);
+/* Record a failure in cupat_last_error(run->ctx) and return `status`. */
+cupat_status bench_fail(bench_run *run, cupat_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* cleanup(run, state), keeping the message of the failure s (cleanup calls
+ * would clear it); returns s. */
+cupat_status bench_finish(bench_run *run, cupat_status s, void (*cleanup)(bench_run *, void *),
+                          void *state);
+/* A failed CUDA call as a cupat status with `what` in the message. */
+cupat_status bench_cuda_status(bench_run *run, int err, const char *what);
+
+/* CUB, C++ templates behind C entry points (vendor_cub.cu). */
+int bench_cub_vadd(const float *a, const float *b, float *c, size_t n, cupat_stream s);
+int bench_cub_gray(const uint8_t *rgb, uint8_t *gray, size_t pixels, cupat_stream s);
+
+/* Device kernels of the harness (bench_kernels.cu); return cudaError_t. */
+int bench_kernel_fill_f32(float *p, size_t n, uint64_t seed, float lo, float scale,
+                          cupat_stream s);
+int bench_kernel_fill_u8(uint8_t *p, size_t n, uint64_t seed, cupat_stream s);
+/* Read `bytes` (a multiple of 16, 16-byte aligned) once; the sum lands in *sink. */
+int bench_kernel_read(const void *p, size_t bytes, float *sink, int blocks, cupat_stream s);
+/* FMA chains on blocks x 256 threads; *flops gets the flop count queued. */
+int bench_kernel_fma(float *sink, int blocks, int iters, cupat_stream s, double *flops);
+
+/* ----------------------------------------------------------- output -- */
+
+/* Write every table of the run. 0, or a status with the reason in err. */
+cupat_status bench_write_json(const bench_run *run, const char *path, char *err,
+                              size_t errlen);
+cupat_status bench_write_csv(const bench_run *run, const char *path, char *err,
+                             size_t errlen);
+void bench_print_table(const bench_run *run, const bench_table *t, FILE *f);
+
+/* ----------------------------------------------------------- patterns -- */
+
+/* A pattern's cases: `size` is the --n override (NULL: the default sizes).
+ * bench_patterns.c lists them; a new pattern adds its bench_<pattern>.c and
+ * one line there. */
+typedef cupat_status (*bench_cases_fn)(bench_run *run, const bench_size *size);
+typedef struct bench_pattern {
+    const char *name;
+    bench_cases_fn cases;
+    bench_cases_fn sweep; /* --sweep-blocks, or NULL */
+} bench_pattern;
+extern const bench_pattern bench_patterns[];
+extern const size_t bench_npatterns;
+const bench_pattern *bench_find_pattern(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

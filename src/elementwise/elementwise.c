@@ -1,0 +1,285 @@
+/* elementwise.c — public entry points of the elementwise family (vadd, saxpy,
+ * matadd, gray, blur): argument checks, the registered ladders, dispatch to
+ * the CUDA launchers or the CPU rung. Also the PCCP 3.3 block-shape lab hook. */
+#include "elementwise.h"
+#include "elementwise_lab.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------ ladders -- */
+
+#define CUDA CUPAT_BACKEND_CUDA
+#define CPU CUPAT_BACKEND_CPU
+
+/* vadd and saxpy share kernels, so they share the ladder. */
+#define EW_LADDER(pat)                                                                   \
+    {                                                                                    \
+        {pat, "naive", "one thread per element, the grid covers n", "PMPP 2.3", CUDA, 0}, \
+        {pat, "grid-stride", "fixed grid, one wave of resident blocks; grid-stride loop", \
+         "PCCP 5.5", CUDA, 0},                                                           \
+        {pat, "vec4", "16-byte float4 loads/stores; scalar head/tail for misaligned starts", \
+         "PCCP 4.3", CUDA, 0},                                                           \
+        {pat, "vec4-unroll", "4 independent float4 loads per input in flight per thread", \
+         "PCCP 4.3", CUDA, 1},                                                           \
+        {pat, "vec4-stream", "evict-first streaming cache hints (__ldcs/__stcs)",        \
+         "CUDA PG 6.2.3", CUDA, 0},                                                      \
+        {pat, "cpu", "OpenMP parallel for simd", "OpenMP", CPU, 1},                      \
+    }
+
+static const cupat_variant_info vadd_rungs[] = EW_LADDER("vadd");
+static const cupat_variant_info saxpy_rungs[] = EW_LADDER("saxpy");
+
+static const cupat_variant_info matadd_rungs[] = {
+    {"matadd", "1d-grid", "1D grid over columns, each thread walks down its column",
+     "PCCP 2.4", CUDA, 0},
+    {"matadd", "2d", "2D grid of 32x16 blocks, one thread per element", "PCCP 3.3", CUDA, 0},
+    {"matadd", "mix", "2D grid of 1D (256x1) blocks, one thread per element", "PCCP 2.4", CUDA,
+     0},
+    {"matadd", "vec4-rows",
+     "float4 along 16-byte aligned rows, flat grid-stride over (row, unit)", "PCCP 4.3", CUDA,
+     1},
+    {"matadd", "cpu", "OpenMP over rows, SIMD along a row", "OpenMP", CPU, 1},
+};
+
+static const cupat_variant_info gray_rungs[] = {
+    {"gray", "naive-2d", "2D grid of 16x16 blocks, one thread per pixel", "PMPP 3.2", CUDA, 0},
+    {"gray", "coarse4", "4 pixels a thread: 3 x 32-bit loads in, one 32-bit store out",
+     "PMPP 6.3", CUDA, 0},
+    {"gray", "coarse16", "16 pixels a thread: 3 x 128-bit loads in, one 128-bit store out",
+     "PMPP 6.3", CUDA, 1},
+    {"gray", "cpu", "OpenMP over rows", "OpenMP", CPU, 1},
+};
+
+static const cupat_variant_info blur_rungs[] = {
+    {"blur", "naive", "one thread per pixel sums its window from global memory", "PMPP 3.3",
+     CUDA, 0},
+    {"blur", "smem-tile", "output tile + r-pixel halo staged in shared memory", "PMPP 7.4",
+     CUDA, 0},
+    {"blur", "separable",
+     "row sums (16-bit scratch), then sliding column sums: O(1) per output",
+     "beyond the books", CUDA, 1},
+    {"blur", "cpu", "OpenMP separable running sums", "OpenMP", CPU, 1},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+_Static_assert(COUNT(vadd_rungs) == EW_COUNT, "vadd ladder and EW_* rung indices disagree");
+_Static_assert(COUNT(matadd_rungs) == MA_COUNT, "matadd ladder and MA_* indices disagree");
+_Static_assert(COUNT(gray_rungs) == GR_COUNT, "gray ladder and GR_* indices disagree");
+_Static_assert(COUNT(blur_rungs) == BL_COUNT, "blur ladder and BL_* indices disagree");
+
+const cupat_pattern_desc cupat__pattern_vadd = {"vadd", vadd_rungs, COUNT(vadd_rungs)};
+const cupat_pattern_desc cupat__pattern_saxpy = {"saxpy", saxpy_rungs, COUNT(saxpy_rungs)};
+const cupat_pattern_desc cupat__pattern_matadd = {"matadd", matadd_rungs, COUNT(matadd_rungs)};
+const cupat_pattern_desc cupat__pattern_gray = {"gray", gray_rungs, COUNT(gray_rungs)};
+const cupat_pattern_desc cupat__pattern_blur = {"blur", blur_rungs, COUNT(blur_rungs)};
+
+/* ------------------------------------------------------------- checks -- */
+
+/* A float array argument: valid backend memory of `bytes`, 4-byte aligned. */
+static cupat_status check_f32(cupat_ctx *ctx, const char *fn, const char *arg, const void *p,
+                              size_t bytes)
+{
+    CUPAT_TRY(cupat__check_data(ctx, fn, arg, p, bytes));
+    if (bytes && ((uintptr_t)p & 3))
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: %s = %p is not 4-byte aligned (float data)", fn, arg, p);
+    return CUPAT_SUCCESS;
+}
+
+/* Bytes spanned by `rows` rows of `cols` elements of `elem` bytes, rows `ld`
+ * elements apart: ((rows - 1) * ld + cols) * elem. */
+static cupat_status span(cupat_ctx *ctx, const char *fn, const char *what, size_t rows,
+                         size_t cols, size_t ld, size_t elem, size_t *bytes)
+{
+    size_t n;
+    *bytes = 0;
+    if (rows == 0 || cols == 0) return CUPAT_SUCCESS;
+    CUPAT_TRY(cupat__size_mul(ctx, fn, what, rows - 1, ld, 1, &n));
+    if (n + cols < n)
+        return cupat__fail(ctx, CUPAT_ERROR_SIZE,
+                           "%s: %s: %zu rows of %zu with stride %zu overflows size_t", fn, what,
+                           rows, cols, ld);
+    return cupat__size_mul(ctx, fn, what, n + cols, elem, 1, bytes);
+}
+
+static int overlap(const void *p, size_t pb, const void *q, size_t qb)
+{
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+    return pb && qb && a < b + qb && b < a + pb;
+}
+
+/* An output may be one of the inputs exactly (same start and layout) — each
+ * element is read and written by one thread — but no other overlap. */
+static cupat_status check_alias(cupat_ctx *ctx, const char *fn, const char *out,
+                                const void *o, size_t ob, const char *in, const void *i,
+                                size_t ib, int same_layout)
+{
+    if (overlap(o, ob, i, ib) && !(o == i && same_layout))
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: %s = %p overlaps %s = %p (an output may only be an input "
+                           "exactly, same start and layout)",
+                           fn, out, o, in, i);
+    return CUPAT_SUCCESS;
+}
+
+static cupat_status check_ld(cupat_ctx *ctx, const char *fn, const char *arg, size_t ld,
+                             size_t cols)
+{
+    if (ld < cols)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: %s = %zu is less than cols = %zu",
+                           fn, arg, ld, cols);
+    return CUPAT_SUCCESS;
+}
+
+/* The rung that runs for `pattern`; *cpu says whether it is the CPU one. */
+static cupat_status pick(cupat_ctx *ctx, const char *pattern, int *rung, int *cpu)
+{
+    const cupat_variant_info *v;
+    CUPAT_TRY(cupat__select(ctx, pattern, &v));
+    *rung = cupat__rung_index(v);
+    *cpu = v->backend == CUPAT_BACKEND_CPU;
+    return CUPAT_SUCCESS;
+}
+
+/* -------------------------------------------------------------- entries -- */
+
+static cupat_status ew_run(cupat_ctx *ctx, const char *fn, const char *pattern, ew_op op,
+                           size_t n, float alpha, const float *a, const char *an,
+                           const float *b, const char *bn, float *c, const char *cn)
+{
+    size_t bytes;
+    int rung, cpu;
+    CUPAT_TRY(cupat__begin(ctx, fn));
+    CUPAT_TRY(cupat__size_mul(ctx, fn, "n * sizeof(float)", n, sizeof(float), 1, &bytes));
+    CUPAT_TRY(check_f32(ctx, fn, an, a, bytes));
+    CUPAT_TRY(check_f32(ctx, fn, bn, b, bytes));
+    if (c != b) CUPAT_TRY(check_f32(ctx, fn, cn, c, bytes));
+    CUPAT_TRY(check_alias(ctx, fn, cn, c, bytes, an, a, bytes, 1));
+    CUPAT_TRY(check_alias(ctx, fn, cn, c, bytes, bn, b, bytes, 1));
+    if (n == 0) return CUPAT_SUCCESS;
+    CUPAT_TRY(pick(ctx, pattern, &rung, &cpu));
+    if (cpu) {
+        cupat__ew_cpu(op, n, alpha, a, b, c);
+        return CUPAT_SUCCESS;
+    }
+    return cupat__ew_cuda(ctx, rung, op, n, alpha, a, b, c);
+}
+
+cupat_status cupat_vadd_f32(cupat_ctx *ctx, size_t n, const float *a, const float *b, float *c)
+{
+    return ew_run(ctx, "cupat_vadd_f32", "vadd", EW_OP_ADD, n, 0.0f, a, "a", b, "b", c, "c");
+}
+
+cupat_status cupat_saxpy(cupat_ctx *ctx, size_t n, float alpha, const float *x, float *y)
+{
+    return ew_run(ctx, "cupat_saxpy", "saxpy", EW_OP_AXPY, n, alpha, x, "x", y, "y", y, "y");
+}
+
+/* Checks shared by cupat_matadd_f32 and the block-shape hook. */
+static cupat_status matadd_check(cupat_ctx *ctx, const char *fn, size_t rows, size_t cols,
+                                 const float *A, size_t lda, const float *B, size_t ldb,
+                                 const float *C, size_t ldc)
+{
+    size_t ab, bb, cb;
+    CUPAT_TRY(check_ld(ctx, fn, "lda", lda, cols));
+    CUPAT_TRY(check_ld(ctx, fn, "ldb", ldb, cols));
+    CUPAT_TRY(check_ld(ctx, fn, "ldc", ldc, cols));
+    CUPAT_TRY(span(ctx, fn, "bytes of A", rows, cols, lda, sizeof(float), &ab));
+    CUPAT_TRY(span(ctx, fn, "bytes of B", rows, cols, ldb, sizeof(float), &bb));
+    CUPAT_TRY(span(ctx, fn, "bytes of C", rows, cols, ldc, sizeof(float), &cb));
+    CUPAT_TRY(check_f32(ctx, fn, "A", A, ab));
+    CUPAT_TRY(check_f32(ctx, fn, "B", B, bb));
+    CUPAT_TRY(check_f32(ctx, fn, "C", C, cb));
+    CUPAT_TRY(check_alias(ctx, fn, "C", C, cb, "A", A, ab, ldc == lda));
+    return check_alias(ctx, fn, "C", C, cb, "B", B, bb, ldc == ldb);
+}
+
+cupat_status cupat_matadd_f32(cupat_ctx *ctx, size_t rows, size_t cols, const float *A,
+                              size_t lda, const float *B, size_t ldb, float *C, size_t ldc)
+{
+    static const char fn[] = "cupat_matadd_f32";
+    int rung, cpu;
+    CUPAT_TRY(cupat__begin(ctx, fn));
+    CUPAT_TRY(matadd_check(ctx, fn, rows, cols, A, lda, B, ldb, C, ldc));
+    if (rows == 0 || cols == 0) return CUPAT_SUCCESS;
+    CUPAT_TRY(pick(ctx, "matadd", &rung, &cpu));
+    if (cpu) {
+        cupat__matadd_cpu(rows, cols, A, lda, B, ldb, C, ldc);
+        return CUPAT_SUCCESS;
+    }
+    return cupat__matadd_cuda(ctx, rung, rows, cols, A, lda, B, ldb, C, ldc);
+}
+
+cupat_status cupat__matadd_blockshape(cupat_ctx *ctx, unsigned bx, unsigned by, size_t rows,
+                                      size_t cols, const float *A, const float *B, float *C,
+                                      double *occupancy)
+{
+    static const char fn[] = "cupat__matadd_blockshape";
+    CUPAT_TRY(cupat__begin(ctx, fn));
+    if (ctx->backend != CUPAT_BACKEND_CUDA)
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "%s: needs the CUDA backend, ctx is %s",
+                           fn, cupat_backend_name(ctx->backend));
+    if (bx == 0 || by == 0 || bx > 1024 || by > 1024 || bx * by > 1024)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: block bx x by = %u x %u (each >= 1, bx * by <= 1024)", fn, bx,
+                           by);
+    CUPAT_TRY(matadd_check(ctx, fn, rows, cols, A, cols, B, cols, C, cols));
+    if (cols / bx >= INT_MAX)
+        return cupat__fail(ctx, CUPAT_ERROR_SIZE,
+                           "%s: cols = %zu needs more than 2^31 - 1 blocks of bx = %u", fn, cols,
+                           bx);
+    return cupat__matadd_2d_cuda(ctx, bx, by, rows, cols, A, cols, B, cols, C, cols, occupancy);
+}
+
+cupat_status cupat_rgb_to_gray(cupat_ctx *ctx, size_t width, size_t height, const uint8_t *rgb,
+                               size_t rgb_pitch, uint8_t *gray, size_t gray_pitch)
+{
+    static const char fn[] = "cupat_rgb_to_gray";
+    size_t row, rb, gb;
+    int rung, cpu;
+    CUPAT_TRY(cupat__begin(ctx, fn));
+    CUPAT_TRY(cupat__size_mul(ctx, fn, "3 * width", width, 3, 1, &row));
+    if (rgb_pitch < row)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: rgb_pitch = %zu is less than 3 * width = %zu", fn, rgb_pitch, row);
+    if (gray_pitch < width)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: gray_pitch = %zu is less than width = %zu", fn, gray_pitch, width);
+    CUPAT_TRY(span(ctx, fn, "bytes of rgb", height, row, rgb_pitch, 1, &rb));
+    CUPAT_TRY(span(ctx, fn, "bytes of gray", height, width, gray_pitch, 1, &gb));
+    CUPAT_TRY(cupat__check_data(ctx, fn, "rgb", rgb, rb));
+    CUPAT_TRY(cupat__check_data(ctx, fn, "gray", gray, gb));
+    CUPAT_TRY(check_alias(ctx, fn, "gray", gray, gb, "rgb", rgb, rb, 0));
+    if (width == 0 || height == 0) return CUPAT_SUCCESS;
+    CUPAT_TRY(pick(ctx, "gray", &rung, &cpu));
+    if (cpu) {
+        cupat__gray_cpu(width, height, rgb, rgb_pitch, gray, gray_pitch);
+        return CUPAT_SUCCESS;
+    }
+    return cupat__gray_cuda(ctx, rung, width, height, rgb, rgb_pitch, gray, gray_pitch);
+}
+
+cupat_status cupat_blur(cupat_ctx *ctx, size_t width, size_t height, int channels, int radius,
+                        const uint8_t *in, uint8_t *out)
+{
+    static const char fn[] = "cupat_blur";
+    size_t bytes;
+    int rung, cpu;
+    CUPAT_TRY(cupat__begin(ctx, fn));
+    if (channels < 1 || channels > 4)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: channels = %d (must be 1..4)", fn,
+                           channels);
+    if (radius < 0 || radius > 64)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: radius = %d (must be 0..64)", fn,
+                           radius);
+    CUPAT_TRY(cupat__size_mul(ctx, fn, "width * height * channels", width, height,
+                              (size_t)channels, &bytes));
+    CUPAT_TRY(cupat__check_data(ctx, fn, "in", in, bytes));
+    CUPAT_TRY(cupat__check_data(ctx, fn, "out", out, bytes));
+    CUPAT_TRY(check_alias(ctx, fn, "out", out, bytes, "in", in, bytes, 0));
+    if (bytes == 0) return CUPAT_SUCCESS;
+    CUPAT_TRY(pick(ctx, "blur", &rung, &cpu));
+    if (cpu) return cupat__blur_cpu(ctx, width, height, channels, radius, in, out);
+    return cupat__blur_cuda(ctx, rung, width, height, channels, radius, in, out);
+}

@@ -1,0 +1,239 @@
+/* gemm.c — cupat_gemm_f32 and cupat_gemv_f32: argument checks, the ladders,
+ * the column-major to row-major turn, dispatch, and the shape-based choice of
+ * tile configuration that the default ("auto") rung runs. */
+#include "gemm/gemm_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static const cupat_variant_info gemm_variants[] = {
+    {"gemm", "naive", "one thread per output; dot product straight from global memory",
+     "PMPP 3.4", CUPAT_BACKEND_CUDA, 0},
+    {"gemm", "tiled16",
+     "shared-memory tiles, TILE_WIDTH 16, boundary checks, corner turning for transposes",
+     "PMPP 5.3-5.5, 6.1", CUPAT_BACKEND_CUDA, 0},
+    {"gemm", "tiled32", "the same with TILE_WIDTH 32: half the global loads per FMA",
+     "PMPP 5.4, 5.6", CUPAT_BACKEND_CUDA, 0},
+    {"gemm", "coarse", "thread coarsening: 4 outputs per thread share each A element",
+     "PMPP 6.3", CUPAT_BACKEND_CUDA, 0},
+    {"gemm", "unroll", "inner product fully unrolled: no loop or index instructions per FMA",
+     "lecture: instruction mix", CUPAT_BACKEND_CUDA, 0},
+    {"gemm", "prefetch", "next tile loaded into registers while the current one is used",
+     "lecture: prefetching", CUPAT_BACKEND_CUDA, 0},
+    {"gemm", "regblock", "2D register blocking: 128x128 tile, 8x8 outputs per thread",
+     "PMPP 5.6, 6.3; lecture: granularity", CUPAT_BACKEND_CUDA, 0},
+    {"gemm", "vec4", "16-byte loads, A tile stored K-major (transposed), 16-byte LDS",
+     "CUDA guide 5.3.2; lecture: memory", CUPAT_BACKEND_CUDA, 0},
+    {"gemm", "warptile",
+     "warp tiles (conflict-free broadcast LDS.128), double-buffered shared and fragments",
+     "lecture: prefetching, banks", CUPAT_BACKEND_CUDA, 0},
+    {"gemm", "async", "4-stage cp.async pipeline global->shared, swizzled tile order",
+     "CUDA guide 10.27-10.28", CUPAT_BACKEND_CUDA, 0},
+    {"gemm", "auto", "tile configuration and split-K chosen by shape (tuned table)",
+     "PMPP 5.6; CUDA guide 10.28", CUPAT_BACKEND_CUDA, 1},
+    {"gemm", "cpu", "OpenMP over output tiles, packed cache-sized panels, f32 accumulation",
+     "PMPP 5.2", CUPAT_BACKEND_CPU, 1},
+};
+_Static_assert(sizeof gemm_variants / sizeof gemm_variants[0] == GEMM_NRUNGS,
+               "gemm rung table and enum disagree");
+
+const cupat_pattern_desc cupat__pattern_gemm = {
+    "gemm", gemm_variants, sizeof gemm_variants / sizeof gemm_variants[0]};
+
+static const cupat_variant_info gemv_variants[] = {
+    {"gemv", "naive", "one thread per output element", "PMPP 3 (exercise)",
+     CUPAT_BACKEND_CUDA, 0},
+    {"gemv", "warp",
+     "op N: one warp per row, shuffle reduction; op T: coalesced column sums, split rows",
+     "PMPP 3 exercise, 10.4; PCCP 5.6", CUPAT_BACKEND_CUDA, 1},
+    {"gemv", "cpu", "OpenMP over rows (op N) or row blocks (op T)", "PMPP 3 (exercise)",
+     CUPAT_BACKEND_CPU, 1},
+};
+_Static_assert(sizeof gemv_variants / sizeof gemv_variants[0] == GEMV_NRUNGS,
+               "gemv rung table and enum disagree");
+
+const cupat_pattern_desc cupat__pattern_gemv = {
+    "gemv", gemv_variants, sizeof gemv_variants / sizeof gemv_variants[0]};
+
+/* ------------------------------------------------------------ checks -- */
+
+static cupat_status check_op(cupat_ctx *ctx, const char *fn, const char *arg, cupat_trans op)
+{
+    if (op != CUPAT_TRANS_N && op != CUPAT_TRANS_T)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: %s = %d is neither CUPAT_TRANS_N (0) nor CUPAT_TRANS_T (1)", fn, arg,
+                           (int)op);
+    return CUPAT_SUCCESS;
+}
+
+static cupat_status check_flags(cupat_ctx *ctx, const char *fn, unsigned flags)
+{
+    if (flags & ~CUPAT_COL_MAJOR)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: flags = 0x%x has bits other than CUPAT_COL_MAJOR (0x1)", fn,
+                           flags);
+    return CUPAT_SUCCESS;
+}
+
+static cupat_status check_dim(cupat_ctx *ctx, const char *fn, const char *arg, size_t v)
+{
+    if (v > (size_t)INT_MAX)
+        return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: %s = %zu exceeds INT_MAX (%d)", fn, arg,
+                           v, INT_MAX);
+    return CUPAT_SUCCESS;
+}
+
+/* A matrix argument stored `rows` x `cols` (before op) in the caller's layout:
+ * check its leading dimension and, when it is read (`used`), its memory. */
+static cupat_status check_matrix(cupat_ctx *ctx, const char *fn, const char *name,
+                                 const char *ldname, const void *p, size_t ld, size_t rows,
+                                 size_t cols, int colmajor, int used)
+{
+    size_t inner = colmajor ? rows : cols; /* contiguous run */
+    size_t outer = colmajor ? cols : rows;
+    size_t need = inner > 1 ? inner : 1;
+    if (ld < need)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: %s = %zu is less than %zu (the %s of %s, stored %zu x %zu %s)",
+                           fn, ldname, ld, need, colmajor ? "rows" : "columns", name, rows,
+                           cols, colmajor ? "column-major" : "row-major");
+    if (!used || inner == 0 || outer == 0) return CUPAT_SUCCESS;
+    size_t span, bytes;
+    CUPAT_TRY(cupat__size_mul(ctx, fn, ldname, outer - 1, ld, 1, &span));
+    if (span > SIZE_MAX - inner)
+        return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: extent of %s overflows size_t", fn, name);
+    CUPAT_TRY(cupat__size_mul(ctx, fn, name, span + inner, sizeof(float), 1, &bytes));
+    return cupat__check_data(ctx, fn, name, p, bytes);
+}
+
+/* ---------------------------------------------------- auto: the table -- */
+
+/* The auto rung models each configuration's time on the device and runs the
+ * fastest. A CTA of config c holds bm x bn outputs and walks k; slots = SMs x
+ * CTAs per SM run at once, so a grid of t tiles takes ceil(t / slots) waves of
+ * one CTA's time (wave quantization, PMPP 5.6). One CTA's time is its FMAs
+ * over its share of the SM's FP32 rate at efficiency eff (the fraction of peak
+ * that configuration reaches on full waves, from `cupat bench gemm --tune` on
+ * the H100; see docs/gemm.md). Split-K divides k among s CTAs per tile and
+ * pays for writing and summing s partial products. */
+#define SM_FLOPS_PER_NS 512.0 /* 128 FP32 FMA per clock at ~2 GHz: model scale only */
+#define HBM_BYTES_PER_NS 2500.0
+#define LAUNCH_NS 2500.0
+
+static double model_ns(const cupat_gemm_config *c, int ctas_per_sm, int sms, double m,
+                       double n, double k, int s)
+{
+    double tiles = ceil(m / c->bm) * ceil(n / c->bn);
+    double slots = (double)sms * ctas_per_sm;
+    double kslice = ceil(ceil(k / s) / c->bk) * c->bk;
+    double waves = ceil(tiles * s / slots);
+    /* a CTA gets 1/ctas_per_sm of its SM */
+    double cta_ns = 2.0 * c->bm * c->bn * kslice * ctas_per_sm / (SM_FLOPS_PER_NS * c->eff);
+    double t = waves * cta_ns;
+    if (s > 1) t += (2.0 * s + 2.0) * m * n * 4.0 / HBM_BYTES_PER_NS + LAUNCH_NS;
+    return t;
+}
+
+void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk)
+{
+    int sms = ctx->sm_count > 0 ? ctx->sm_count : 132;
+    double best = INFINITY;
+    *cfg = GEMM_CONFIG_ASYNC;
+    *splitk = 1;
+    for (int c = 0; c < cupat__gemm_nconfigs; c++) {
+        const cupat_gemm_config *g = &cupat__gemm_configs[c];
+        for (int s = 1; s <= 16; s *= 2) {
+            if (s > 1 && (size_t)a->k < (size_t)s * 4 * g->bk) break; /* slices too thin */
+            double t = model_ns(g, g->min_ctas, sms, a->m, a->n, a->k, s);
+            if (t < best * 0.999) { /* ties keep the earlier (larger, tested) entry */
+                best = t;
+                *cfg = c;
+                *splitk = s;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------ entries -- */
+
+cupat_status cupat_gemm_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cupat_trans op_b,
+                            size_t m, size_t n, size_t k, float alpha, const float *A,
+                            size_t lda, const float *B, size_t ldb, float beta, float *C,
+                            size_t ldc)
+{
+    static const char fn[] = "cupat_gemm_f32";
+    CUPAT_TRY(cupat__begin(ctx, fn));
+    CUPAT_TRY(check_flags(ctx, fn, flags));
+    CUPAT_TRY(check_op(ctx, fn, "op_a", op_a));
+    CUPAT_TRY(check_op(ctx, fn, "op_b", op_b));
+    CUPAT_TRY(check_dim(ctx, fn, "m", m));
+    CUPAT_TRY(check_dim(ctx, fn, "n", n));
+    CUPAT_TRY(check_dim(ctx, fn, "k", k));
+    int colmajor = (flags & CUPAT_COL_MAJOR) != 0;
+    int ta = op_a == CUPAT_TRANS_T, tb = op_b == CUPAT_TRANS_T;
+    int reads_ab = alpha != 0.0f && k > 0 && m > 0 && n > 0;
+    /* stored shapes: op(A) is m x k, so A is m x k (N) or k x m (T) */
+    CUPAT_TRY(check_matrix(ctx, fn, "A", "lda", A, lda, ta ? k : m, ta ? m : k, colmajor,
+                           reads_ab));
+    CUPAT_TRY(check_matrix(ctx, fn, "B", "ldb", B, ldb, tb ? n : k, tb ? k : n, colmajor,
+                           reads_ab));
+    CUPAT_TRY(check_matrix(ctx, fn, "C", "ldc", C, ldc, m, n, colmajor, m > 0 && n > 0));
+    if (m == 0 || n == 0) return CUPAT_SUCCESS;
+
+    const cupat_variant_info *v;
+    CUPAT_TRY(cupat__select(ctx, "gemm", &v));
+    int rung = cupat__rung_index(v);
+
+    /* Column-major C is row-major C^T = op(B)^T op(A)^T over the same memory:
+     * swap the operands and the roles of m and n; each op stays as it was. */
+    cupat_gemm_args a;
+    if (!colmajor) {
+        a = (cupat_gemm_args){(int)m, (int)n, (int)k, ta, tb, alpha, beta,
+                              A, lda, B, ldb, C, ldc};
+    } else {
+        a = (cupat_gemm_args){(int)n, (int)m, (int)k, tb, ta, alpha, beta,
+                              B, ldb, A, lda, C, ldc};
+    }
+
+    if (ctx->backend != CUPAT_BACKEND_CUDA) return cupat__gemm_cpu(ctx, &a);
+    if (!reads_ab) return cupat__gemm_cuda_scale(ctx, &a);
+    if (rung == GEMM_AUTO) {
+        int cfg, splitk;
+        cupat__gemm_pick(ctx, &a, &cfg, &splitk);
+        return cupat__gemm_cuda_async(ctx, cfg, splitk, &a);
+    }
+    if (rung == GEMM_ASYNC) return cupat__gemm_cuda_async(ctx, GEMM_CONFIG_ASYNC, 1, &a);
+    return cupat__gemm_cuda_rung(ctx, rung, &a);
+}
+
+cupat_status cupat_gemv_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, size_t m,
+                            size_t n, float alpha, const float *A, size_t lda,
+                            const float *x, float beta, float *y)
+{
+    static const char fn[] = "cupat_gemv_f32";
+    CUPAT_TRY(cupat__begin(ctx, fn));
+    CUPAT_TRY(check_flags(ctx, fn, flags));
+    CUPAT_TRY(check_op(ctx, fn, "op_a", op_a));
+    int colmajor = (flags & CUPAT_COL_MAJOR) != 0;
+    int ta = op_a == CUPAT_TRANS_T;
+    size_t ylen = ta ? n : m, xlen = ta ? m : n;
+    int reads_ax = alpha != 0.0f && xlen > 0 && ylen > 0;
+    CUPAT_TRY(check_matrix(ctx, fn, "A", "lda", A, lda, m, n, colmajor, reads_ax));
+    size_t xb, yb;
+    CUPAT_TRY(cupat__size_mul(ctx, fn, "x bytes", xlen, sizeof(float), 1, &xb));
+    CUPAT_TRY(cupat__size_mul(ctx, fn, "y bytes", ylen, sizeof(float), 1, &yb));
+    if (reads_ax) CUPAT_TRY(cupat__check_data(ctx, fn, "x", x, xb));
+    CUPAT_TRY(cupat__check_data(ctx, fn, "y", y, yb));
+    if (ylen == 0) return CUPAT_SUCCESS;
+
+    const cupat_variant_info *v;
+    CUPAT_TRY(cupat__select(ctx, "gemv", &v));
+    /* A column-major m x n matrix is the row-major n x m matrix A^T: flip op. */
+    cupat_gemv_args a = {colmajor ? n : m, colmajor ? m : n, colmajor ? !ta : ta,
+                         alpha, beta, A, lda, x, y};
+    if (!reads_ax) a.alpha = 0.0f; /* y = beta y, x unread */
+    if (ctx->backend != CUPAT_BACKEND_CUDA) return cupat__gemv_cpu(ctx, &a);
+    return cupat__gemv_cuda(ctx, cupat__rung_index(v), &a);
+}

@@ -1,0 +1,117 @@
+/* gemm_internal.h — what gemm.c (entry points, dispatch), gemm.cu (the teaching
+ * ladder), gemm_async.cu (the multistage kernels), gemm_cpu.c and the bench share.
+ *
+ * Every problem reaching a backend is row-major: gemm.c turns a column-major
+ * call into the row-major problem C^T = op(B)^T op(A)^T (same memory, roles of A
+ * and B swapped), so kernels only know one layout. Element (i, p) of op(A) is
+ * A[i*lda + p] when ta == 0 and A[p*lda + i] when ta == 1; likewise for B. */
+#ifndef CUPAT_GEMM_INTERNAL_H
+#define CUPAT_GEMM_INTERNAL_H
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cupat_gemm_args {
+    int m, n, k;  /* C is m x n, the inner dimension k; each <= INT_MAX        */
+    int ta, tb;   /* 1: op(A) = A^T (A stored k x m) / op(B) = B^T (n x k)    */
+    float alpha, beta;
+    const float *A;
+    size_t lda;
+    const float *B;
+    size_t ldb;
+    float *C;
+    size_t ldc;
+} cupat_gemm_args;
+
+/* y = alpha op(A) x + beta y; A is m x n row-major (before op), y has
+ * rows(op(A)) elements and x cols(op(A)). */
+typedef struct cupat_gemv_args {
+    size_t m, n;
+    int ta;
+    float alpha, beta;
+    const float *A;
+    size_t lda;
+    const float *x;
+    float *y;
+} cupat_gemv_args;
+
+/* Rungs of the "gemm" ladder, in registry order (gemm.c owns the table). */
+enum {
+    GEMM_NAIVE = 0,
+    GEMM_TILED16,
+    GEMM_TILED32,
+    GEMM_COARSE,
+    GEMM_UNROLL,
+    GEMM_PREFETCH,
+    GEMM_REGBLOCK,
+    GEMM_VEC4,
+    GEMM_WARPTILE,
+    GEMM_ASYNC,
+    GEMM_AUTO,
+    GEMM_CPU,
+    GEMM_NRUNGS
+};
+enum { GEMV_NAIVE = 0, GEMV_WARP, GEMV_CPU, GEMV_NRUNGS };
+
+/* One tile configuration of the multistage kernel (gemm_async.cu). Every one
+ * uses warp tiles of 64 x 32 and 8 x 8 outputs per thread. */
+typedef struct cupat_gemm_config {
+    const char *name;  /* "128x128x16/4": BM x BN x BK / stages */
+    int bm, bn, bk, stages, threads;
+    int min_ctas;      /* __launch_bounds__ minimum CTAs per SM (register cap) */
+    double eff;        /* expected fraction of FP32 peak on full waves (see gemm.c) */
+} cupat_gemm_config;
+
+extern const cupat_gemm_config cupat__gemm_configs[];
+extern const int cupat__gemm_nconfigs;
+#define GEMM_CONFIG_ASYNC 0 /* the config the "async" rung runs */
+
+/* Resource report of one kernel: what cudaFuncGetAttributes and the occupancy
+ * API say about it (PMPP 5.6). */
+typedef struct cupat_gemm_resources {
+    const char *kernel;   /* short description of the instantiation */
+    int regs;             /* registers per thread */
+    size_t smem_static;   /* bytes of static shared memory per block */
+    size_t smem_dynamic;  /* bytes of dynamic shared memory per block */
+    size_t local_bytes;   /* local memory per thread (spills, stack) */
+    int threads;          /* threads per block at launch */
+    int blocks_per_sm;    /* resident blocks per SM (occupancy API) */
+    double occupancy;     /* resident warps / max warps per SM */
+} cupat_gemm_resources;
+
+/* Kernel launchers (CUDA backend). All enqueue on ctx->stream; `a` is the
+ * normalized row-major problem with m, n, k > 0 and alpha != 0. */
+cupat_status cupat__gemm_cuda_rung(cupat_ctx *ctx, int rung, const cupat_gemm_args *a);
+/* The multistage kernel with configuration `cfg`, split over `splitk` K slices
+ * (1: none; > 1 uses scratch for partial sums and a reduction kernel). */
+cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int splitk,
+                                    const cupat_gemm_args *a);
+/* C = beta C over m x n (k == 0 or alpha == 0); beta == 0 writes zeros. */
+cupat_status cupat__gemm_cuda_scale(cupat_ctx *ctx, const cupat_gemm_args *a);
+/* Resources of rung `rung` (for GEMM_AUTO: of config `cfg`) as launched on
+ * ctx's device, with ta = tb = 0 and vector loads. */
+cupat_status cupat__gemm_cuda_resources(cupat_ctx *ctx, int rung, int cfg,
+                                        cupat_gemm_resources *out);
+cupat_status cupat__gemm_cuda_async_resources(cupat_ctx *ctx, int cfg,
+                                              cupat_gemm_resources *out);
+/* Fill `out` for kernel `fn` launched with `threads` and `dyn_smem` bytes. */
+cupat_status cupat__gemm_fill_resources(cupat_ctx *ctx, const void *fn, int threads,
+                                        size_t dyn_smem, const char *name,
+                                        cupat_gemm_resources *out);
+
+/* The configuration and split the auto rung picks for the problem (gemm.c). */
+void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk);
+
+/* CPU backend (gemm_cpu.c): OpenMP, cache-blocked, f32 accumulation. */
+cupat_status cupat__gemm_cpu(cupat_ctx *ctx, const cupat_gemm_args *a);
+cupat_status cupat__gemv_cpu(cupat_ctx *ctx, const cupat_gemv_args *a);
+
+cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_gemv_args *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,173 @@
+/* gemv.cu — y = alpha op(A) x + beta y on the GPU (PMPP ch. 3 exercise).
+ * A is row-major m x n (gemm.c turned column-major calls around). */
+#include "gemm/gemm_internal.h"
+
+#include <stdint.h>
+
+namespace {
+
+__device__ __forceinline__ float axpby(float s, float alpha, float beta, const float *y)
+{
+    float r = alpha * s;
+    return beta != 0.0f ? fmaf(beta, *y, r) : r; /* beta 0: y unread */
+}
+
+/* ---- rung "naive": one thread per output. For op N a thread walks its own
+ * row, so the lanes of a warp read addresses lda apart (uncoalesced); for op
+ * T a thread walks a column and the warp reads consecutive addresses. */
+__global__ void gemv_naive(size_t m, size_t n, int ta, float alpha, const float *__restrict__ A,
+                           size_t lda, const float *__restrict__ x, float beta,
+                           float *__restrict__ y)
+{
+    size_t ylen = ta ? n : m, xlen = ta ? m : n;
+    for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < ylen;
+         t += (size_t)gridDim.x * blockDim.x) {
+        float s = 0.0f;
+        for (size_t q = 0; q < xlen; ++q)
+            s = fmaf(ta ? A[q * lda + t] : A[t * lda + q], x[q], s);
+        y[t] = axpby(s, alpha, beta, y + t);
+    }
+}
+
+/* ---- rung "warp", op N: one warp per row. The lanes read the row with
+ * consecutive addresses (16-byte loads when aligned), each keeps a partial
+ * sum, and five shuffles (PCCP 5.6) add them without shared memory. */
+template <bool VEC>
+__global__ void __launch_bounds__(256)
+    gemv_rows(size_t m, size_t n, float alpha, const float *__restrict__ A, size_t lda,
+              const float *__restrict__ x, float beta, float *__restrict__ y)
+{
+    const int lane = threadIdx.x % 32;
+    const size_t warps = (size_t)gridDim.x * (blockDim.x / 32);
+    for (size_t i = (size_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; i < m;
+         i += warps) {
+        const float *r = A + i * lda;
+        float s = 0.0f;
+        size_t j = 0;
+        if (VEC) {
+            const size_t n4 = n / 4;
+            for (size_t q = lane; q < n4; q += 32) {
+                float4 a = __ldg(reinterpret_cast<const float4 *>(r) + q);
+                float4 b = __ldg(reinterpret_cast<const float4 *>(x) + q);
+                s = fmaf(a.x, b.x, s);
+                s = fmaf(a.y, b.y, s);
+                s = fmaf(a.z, b.z, s);
+                s = fmaf(a.w, b.w, s);
+            }
+            j = n4 * 4;
+        }
+        for (size_t q = j + lane; q < n; q += 32) s = fmaf(__ldg(r + q), __ldg(x + q), s);
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
+        if (lane == 0) y[i] = axpby(s, alpha, beta, y + i);
+    }
+}
+
+/* ---- rung "warp", op T: y_j = sum_i A[i][j] x_i. A block of 32 x 8
+ * threads owns 32 columns; its 8 thread rows take every 8th row of A, so
+ * each warp reads 128 consecutive bytes of a row (coalesced), and the 8
+ * partial sums meet in shared memory. With few columns, gridDim.y blocks
+ * split the rows and write partial sums (P[y][j]) for gemv_cols_finish. */
+__global__ void __launch_bounds__(256)
+    gemv_cols(size_t m, size_t n, size_t rows_per, float alpha, const float *__restrict__ A,
+              size_t lda, const float *__restrict__ x, float beta, float *__restrict__ y,
+              float *__restrict__ P)
+{
+    __shared__ float part[8][33];
+    const size_t j = (size_t)blockIdx.x * 32 + threadIdx.x;
+    const size_t i0 = (size_t)blockIdx.y * rows_per;
+    const size_t i1 = i0 + rows_per < m ? i0 + rows_per : m;
+    float s = 0.0f;
+    if (j < n)
+        for (size_t i = i0 + threadIdx.y; i < i1; i += 8)
+            s = fmaf(__ldg(A + i * lda + j), __ldg(x + i), s);
+    part[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && j < n) {
+        float t = 0.0f;
+#pragma unroll
+        for (int r = 0; r < 8; ++r) t += part[r][threadIdx.x];
+        if (P) P[(size_t)blockIdx.y * n + j] = t;
+        else y[j] = axpby(t, alpha, beta, y + j);
+    }
+}
+
+__global__ void gemv_cols_finish(size_t n, int parts, float alpha, const float *__restrict__ P,
+                                 float beta, float *__restrict__ y)
+{
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n;
+         j += (size_t)gridDim.x * blockDim.x) {
+        float t = 0.0f;
+        for (int q = 0; q < parts; ++q) t += P[(size_t)q * n + j];
+        y[j] = axpby(t, alpha, beta, y + j);
+    }
+}
+
+/* y = beta y (alpha == 0 or an empty x). */
+__global__ void gemv_scale(size_t len, float beta, float *__restrict__ y)
+{
+    for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < len;
+         t += (size_t)gridDim.x * blockDim.x)
+        y[t] = beta != 0.0f ? beta * y[t] : 0.0f;
+}
+
+unsigned blocks_for(size_t work, size_t per_block, int sms)
+{
+    size_t b = (work + per_block - 1) / per_block, cap = (size_t)(sms > 0 ? sms : 132) * 32;
+    return (unsigned)(b < 1 ? 1 : (b < cap ? b : cap));
+}
+
+} // namespace
+
+extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_gemv_args *a)
+{
+    const size_t ylen = a->ta ? a->n : a->m;
+    cudaStream_t s = ctx->stream;
+    if (a->alpha == 0.0f) {
+        gemv_scale<<<blocks_for(ylen, 256, ctx->sm_count), 256, 0, s>>>(ylen, a->beta, a->y);
+        return cupat__launched(ctx, "gemv_scale");
+    }
+    if (rung == GEMV_NAIVE) {
+        gemv_naive<<<blocks_for(ylen, 256, ctx->sm_count), 256, 0, s>>>(
+            a->m, a->n, a->ta, a->alpha, a->A, a->lda, a->x, a->beta, a->y);
+        return cupat__launched(ctx, "gemv_naive");
+    }
+    if (!a->ta) {
+        bool vec = ((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0 && ((uintptr_t)a->x & 15) == 0;
+        unsigned g = blocks_for(a->m, 8, ctx->sm_count);
+        if (vec) gemv_rows<true><<<g, 256, 0, s>>>(a->m, a->n, a->alpha, a->A, a->lda, a->x, a->beta, a->y);
+        else gemv_rows<false><<<g, 256, 0, s>>>(a->m, a->n, a->alpha, a->A, a->lda, a->x, a->beta, a->y);
+        return cupat__launched(ctx, "gemv_rows");
+    }
+    /* op T: enough blocks to fill the GPU several times; split rows when the
+     * columns alone do not */
+    const size_t colblocks = (a->n + 31) / 32;
+    if (colblocks > 0x7fffffffu)
+        return cupat__fail(ctx, CUPAT_ERROR_SIZE,
+                           "cupat_gemv_f32: %zu columns with op T exceed the grid (2^36)", a->n);
+    const size_t want = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 132) * 8;
+    size_t parts = colblocks >= want ? 1 : (want + colblocks - 1) / colblocks;
+    size_t max_parts = (a->m + 63) / 64; /* at least 64 rows a block */
+    if (parts > max_parts) parts = max_parts;
+    if (parts > 65535) parts = 65535;
+    if (parts < 1) parts = 1;
+    size_t rows_per = (a->m + parts - 1) / parts;
+    parts = (a->m + rows_per - 1) / rows_per;
+    float *P = NULL;
+    if (parts > 1) {
+        void *w;
+        CUPAT_TRY(cupat__scratch(ctx, parts * a->n * sizeof(float), &w));
+        P = (float *)w;
+    }
+    /* gridDim.x is limited to 2^31 - 1 blocks of 32 columns: n < 2^36 */
+    dim3 grid((unsigned)colblocks, (unsigned)parts);
+    gemv_cols<<<grid, dim3(32, 8), 0, s>>>(a->m, a->n, rows_per, a->alpha, a->A, a->lda, a->x,
+                                           a->beta, a->y, P);
+    CUPAT_TRY(cupat__launched(ctx, "gemv_cols"));
+    if (P) {
+        gemv_cols_finish<<<blocks_for(a->n, 256, ctx->sm_count), 256, 0, s>>>(
+            a->n, (int)parts, a->alpha, P, a->beta, a->y);
+        CUPAT_TRY(cupat__launched(ctx, "gemv_cols_finish"));
+    }
+    return CUPAT_SUCCESS;
+}

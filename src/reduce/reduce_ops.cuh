@@ -1,0 +1,337 @@
+// reduce_ops.cuh — the layers every reduction rung shares, CUB-style:
+//   operation traits (Red<T, OP>: accumulator, identity, combine, store),
+//   warp reduce (shuffle butterfly), block reduce (warps -> shared -> warp 0),
+//   and the grid finishes (partials for a second pass, last-block ticket,
+//   atomic-free epoch flags).
+// Every combine here is commutative bit for bit and every tree has a fixed
+// shape, so a reduction gives the same bits whatever the timing.
+#ifndef CUPAT_REDUCE_OPS_CUH
+#define CUPAT_REDUCE_OPS_CUH
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace cupat_red {
+
+typedef unsigned long long u64;
+
+// Operation codes: the public cupat_op values, plus the compensated sum.
+enum { OP_SUM = 0, OP_MIN = 1, OP_MAX = 2, OP_ARGMIN = 3, OP_ARGMAX = 4, OP_SUMC = 5 };
+
+template <typename T> struct Arg {  // ARGMIN / ARGMAX accumulator
+    T v;
+    u64 i;
+};
+template <typename T> struct Comp {  // compensated sum: value + running error
+    T s, c;
+};
+
+// ---------------------------------------------------------------- floats --
+// The quiet NaN min/max return on every backend (0x7fc00000 / 0x7ff8...).
+__device__ __forceinline__ float qnan(float) { return __int_as_float(0x7fc00000); }
+__device__ __forceinline__ double qnan(double) { return __longlong_as_double(0x7ff8000000000000ll); }
+__device__ __forceinline__ bool is_nan(float v) { return v != v; }
+__device__ __forceinline__ bool is_nan(double v) { return v != v; }
+
+// Order key of a non-NaN float as a signed integer: -inf < ... < -0 < +0 <
+// ... < +inf (IEEE 754-2019 minimum/maximum order, -0 below +0).
+__device__ __forceinline__ int32_t okey(float v)
+{
+    int32_t b = __float_as_int(v);
+    return b ^ ((b >> 31) & 0x7fffffff);
+}
+__device__ __forceinline__ int64_t okey(double v)
+{
+    int64_t b = __double_as_longlong(v);
+    return b ^ ((b >> 63) & 0x7fffffffffffffffll);
+}
+
+// IEEE 754-2019 minimum / maximum: NaN in, NaN out; -0 < +0.
+template <typename T, bool MAX> __device__ __forceinline__ T fminmax(T a, T b)
+{
+    if (is_nan(a) || is_nan(b)) return qnan(a);
+    bool a_wins = MAX ? okey(a) >= okey(b) : okey(a) <= okey(b);
+    return a_wins ? a : b;
+}
+
+// TwoSum (Knuth; Moller): s + e == a + b exactly, no branch, any order of
+// magnitude. Exact error => same bits for (a, b) and (b, a).
+template <typename T> __device__ __forceinline__ void two_sum(T a, T b, T &s, T &e)
+{
+    s = a + b;
+    T bb = s - a;
+    e = (a - (s - bb)) + (b - bb);
+}
+
+// ---------------------------------------------------------------- traits --
+template <typename T, int OP, bool FLOAT = std::is_floating_point<T>::value> struct Red;
+
+// Float sum. The neutral element inside the trees is -0 (x + -0 == x for every
+// x, signed zeros included); an empty sum still returns +0 (see identity_out).
+template <typename T> struct Red<T, OP_SUM, true> {
+    typedef T Acc;
+    __device__ static Acc identity() { return -T(0); }
+    __device__ static Acc lift(T v, u64) { return v; }
+    __device__ static Acc comb(Acc a, Acc b) { return a + b; }
+    __device__ static void store(void *out, Acc a) { *(T *)out = a; }
+};
+// Integer sum: unsigned arithmetic, wraps modulo 2^bits; exact in any order.
+template <typename T> struct Red<T, OP_SUM, false> {
+    typedef typename std::make_unsigned<T>::type Acc;
+    __device__ static Acc identity() { return 0; }
+    __device__ static Acc lift(T v, u64) { return (Acc)v; }
+    __device__ static Acc comb(Acc a, Acc b) { return a + b; }
+    __device__ static void store(void *out, Acc a) { *(T *)out = (T)a; }
+};
+// Compensated float sum: (s, c) pairs, combined with TwoSum.
+template <typename T> struct Red<T, OP_SUMC, true> {
+    typedef Comp<T> Acc;
+    __device__ static Acc identity() { return Acc{-T(0), -T(0)}; }
+    __device__ static Acc lift(T v, u64) { return Acc{v, -T(0)}; }
+    __device__ static Acc comb(Acc a, Acc b)
+    {
+        Acc r;
+        T e;
+        two_sum(a.s, b.s, r.s, e);
+        r.c = (a.c + b.c) + e;
+        return r;
+    }
+    __device__ static void store(void *out, Acc a)
+    {
+        // Once s is inf or NaN the error terms are meaningless (inf - inf);
+        // c == 0 keeps a -0 sum negative.
+        T r = (a.s - a.s != T(0) || a.c == T(0)) ? a.s : a.s + a.c;
+        *(T *)out = r;
+    }
+};
+// Integers have nothing to compensate.
+template <typename T> struct Red<T, OP_SUMC, false> : Red<T, OP_SUM, false> {};
+
+template <typename T, bool MAX> struct MinMaxF {
+    typedef T Acc;
+    __device__ static Acc identity()
+    {
+        return MAX ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    }
+    __device__ static Acc lift(T v, u64) { return v; }
+    __device__ static Acc comb(Acc a, Acc b) { return fminmax<T, MAX>(a, b); }
+    __device__ static void store(void *out, Acc a) { *(T *)out = a; }
+};
+template <typename T, bool MAX> struct MinMaxI {
+    typedef T Acc;
+    __device__ static Acc identity()
+    {
+        return MAX ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    }
+    __device__ static Acc lift(T v, u64) { return v; }
+    __device__ static Acc comb(Acc a, Acc b) { return MAX ? (a >= b ? a : b) : (a <= b ? a : b); }
+    __device__ static void store(void *out, Acc a) { *(T *)out = a; }
+};
+template <typename T> struct Red<T, OP_MIN, true> : MinMaxF<T, false> {};
+template <typename T> struct Red<T, OP_MAX, true> : MinMaxF<T, true> {};
+template <typename T> struct Red<T, OP_MIN, false> : MinMaxI<T, false> {};
+template <typename T> struct Red<T, OP_MAX, false> : MinMaxI<T, true> {};
+
+// ARGMIN / ARGMAX: (value, index); a NaN beats every number, the smaller
+// index breaks ties. A strict total order on (value, index), so the combine
+// is commutative and associative: any tree gives the same answer.
+template <typename T, bool MAX> struct ArgOp {
+    typedef Arg<T> Acc;
+    static constexpr bool FL = std::is_floating_point<T>::value;
+    __device__ static Acc identity() { return Acc{MinMaxSel::identity(), ~0ull}; }
+    __device__ static Acc lift(T v, u64 i) { return Acc{v, i}; }
+    __device__ static bool nan_(T v)
+    {
+        if constexpr (FL) return is_nan(v);
+        else return false;
+    }
+    __device__ static auto key(T v)
+    {
+        if constexpr (FL) return okey(v);
+        else return v;
+    }
+    __device__ static Acc comb(Acc a, Acc b)
+    {
+        bool an = nan_(a.v), bn = nan_(b.v);
+        bool a_wins;
+        if (an != bn) a_wins = an;
+        else if (!an && key(a.v) != key(b.v)) a_wins = MAX ? key(a.v) > key(b.v) : key(a.v) < key(b.v);
+        else a_wins = a.i <= b.i;
+        return a_wins ? a : b;
+    }
+    __device__ static void store(void *out, Acc a)
+    {
+        u64 bits = 0; // value slot of cupat_indexed, upper bytes zero
+        memcpy(&bits, &a.v, sizeof(T));
+        ((u64 *)out)[0] = bits;
+        ((u64 *)out)[1] = a.i;
+    }
+    typedef typename std::conditional<FL, MinMaxF<T, MAX>, MinMaxI<T, MAX>>::type MinMaxSel;
+};
+template <typename T> struct Red<T, OP_ARGMIN, true> : ArgOp<T, false> {};
+template <typename T> struct Red<T, OP_ARGMAX, true> : ArgOp<T, true> {};
+template <typename T> struct Red<T, OP_ARGMIN, false> : ArgOp<T, false> {};
+template <typename T> struct Red<T, OP_ARGMAX, false> : ArgOp<T, true> {};
+
+// Element i of x, or the identity past the end (the books' kernels assume n
+// is a multiple of the block; padding with the identity removes that).
+template <class R, typename T>
+__device__ __forceinline__ typename R::Acc ld(const T *__restrict__ x, size_t n, size_t i)
+{
+    return i < n ? R::lift(x[i], i) : R::identity();
+}
+
+// ------------------------------------------------------------- warp/block --
+// Shuffle any accumulator, 32 bits at a time.
+template <typename A> __device__ __forceinline__ A shfl_xor(A v, int mask)
+{
+    static_assert(sizeof(A) % 4 == 0, "accumulator size");
+    int w[sizeof(A) / 4];
+    memcpy(w, &v, sizeof(A));
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 4); k++) w[k] = __shfl_xor_sync(0xffffffffu, w[k], mask);
+    memcpy(&v, w, sizeof(A));
+    return v;
+}
+
+// Butterfly over the warp, neighbours first ((v0+v1)+(v2+v3))...: every lane
+// ends with the same bits because each combine is commutative bit for bit.
+template <class R> __device__ __forceinline__ typename R::Acc warp_reduce(typename R::Acc v)
+{
+#pragma unroll
+    for (int m = 1; m < 32; m <<= 1) v = R::comb(v, shfl_xor(v, m));
+    return v;
+}
+
+// Block reduce: warps, then warp 0 over the warp results. The result is valid
+// in warp 0. Callers put a __syncthreads() between two calls (shared reuse).
+template <class R, int BLOCK> __device__ __forceinline__ typename R::Acc block_reduce(typename R::Acc v)
+{
+    typedef typename R::Acc Acc;
+    constexpr int NW = BLOCK / 32;
+    __shared__ Acc warp_acc[NW];
+    v = warp_reduce<R>(v);
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    if (NW == 1) return v;
+    if (lane == 0) warp_acc[w] = v;
+    __syncthreads();
+    if (w == 0) {
+        v = lane < NW ? warp_acc[lane] : R::identity();
+        v = warp_reduce<R>(v);
+    }
+    return v;
+}
+
+// ----------------------------------------------------------- grid finish --
+// Load an accumulator written by another block: L2 only (ld.global.cg), so no
+// stale L1 line can answer.
+template <typename A> __device__ __forceinline__ A load_cg(const A *p)
+{
+    static_assert(sizeof(A) % 4 == 0, "accumulator size");
+    unsigned w[sizeof(A) / 4];
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(A) / 4); k++) w[k] = __ldcg((const unsigned *)p + k);
+    A v;
+    memcpy(&v, w, sizeof(A));
+    return v;
+}
+
+// Scratch a single-pass finish uses: one accumulator and one flag per block.
+template <typename Acc> struct GridScratch {
+    Acc *partials;
+    u64 *flags;            // decoupled: epoch of the call that wrote partials[b]
+    unsigned *ticket;      // last-block: arrival counter (zeroed before the launch)
+    u64 epoch;
+};
+
+__device__ __forceinline__ void st_release(u64 *p, u64 v)
+{
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ u64 ld_acquire(const u64 *p)
+{
+    u64 v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// The last block reduces partials[0, G) in a fixed order: thread t takes
+// t, t + BLOCK, ... ascending, then the block tree. `own` is block G-1's
+// aggregate (not read back from memory). Writes the result.
+template <class R, int BLOCK, bool WAIT>
+__device__ __forceinline__ void reduce_partials_fixed(const GridScratch<typename R::Acc> &g,
+                                                      typename R::Acc own, void *out)
+{
+    typedef typename R::Acc Acc;
+    __shared__ Acc own_s;
+    const unsigned G = gridDim.x;
+    if (threadIdx.x == 0) own_s = own;
+    __syncthreads(); // also orders the block_reduce shared reuse
+    Acc a = R::identity();
+    for (unsigned j = threadIdx.x; j < G; j += BLOCK) {
+        Acc p;
+        if (j == G - 1) {
+            p = own_s;
+        } else {
+            if (WAIT)
+                while (ld_acquire(g.flags + j) != g.epoch) __nanosleep(64);
+            p = load_cg(g.partials + j);
+        }
+        a = R::comb(a, p);
+    }
+    a = block_reduce<R, BLOCK>(a);
+    if (threadIdx.x == 0) R::store(out, a);
+}
+
+enum { FIN_PARTIALS = 0, FIN_LAST_BLOCK = 1, FIN_DECOUPLED = 2 };
+
+// Finish of a grid whose blocks hold `agg` (valid in thread 0).
+//  PARTIALS:   write partials[b]; a second kernel reduces them.
+//  LAST_BLOCK: write, __threadfence, take a ticket; the block that draws the
+//              last ticket reduces all partials (CUDA sample threadFenceReduction).
+//  DECOUPLED:  write, publish the call's epoch with a release store; block
+//              G-1 (dispatched last) waits for every flag, so no atomics and
+//              no counter to clear between calls.
+template <class R, int BLOCK, int FIN>
+__device__ __forceinline__ void grid_finish(typename R::Acc agg, const GridScratch<typename R::Acc> &g,
+                                            void *out)
+{
+    const unsigned b = blockIdx.x, G = gridDim.x;
+    if (G == 1) {
+        if (threadIdx.x == 0) R::store(out, agg);
+        return;
+    }
+    if (FIN == FIN_PARTIALS) {
+        if (threadIdx.x == 0) g.partials[b] = agg;
+    } else if (FIN == FIN_LAST_BLOCK) {
+        __shared__ bool last;
+        if (threadIdx.x == 0) {
+            g.partials[b] = agg;
+            __threadfence();
+            last = atomicAdd(g.ticket, 1u) == G - 1;
+        }
+        __syncthreads();
+        if (!last) return;
+        __threadfence(); // see every other block's partial
+        // The last arrival is not necessarily block G-1: read all G from memory.
+        typedef typename R::Acc Acc;
+        Acc a = R::identity();
+        for (unsigned j = threadIdx.x; j < G; j += BLOCK) a = R::comb(a, load_cg(g.partials + j));
+        a = block_reduce<R, BLOCK>(a);
+        if (threadIdx.x == 0) R::store(out, a);
+    } else {
+        if (b != G - 1) {
+            if (threadIdx.x == 0) {
+                g.partials[b] = agg;
+                st_release(g.flags + b, g.epoch);
+            }
+            return;
+        }
+        reduce_partials_fixed<R, BLOCK, true>(g, agg, out);
+    }
+}
+
+} // namespace cupat_red
+#endif

@@ -1,0 +1,90 @@
+# cli.cmake — tests of the `cupat` command. Two roles in one file:
+#  * included by tests/CMakeLists.txt: registers the cli.* tests;
+#  * run as `cmake -P cli.cmake` by those tests: runs the binary once and checks
+#    exit code, stdout and stderr together (PASS_REGULAR_EXPRESSION alone would
+#    ignore the exit code).
+# Checker inputs: EXE, ARGS (one string, split like a shell), RC (regex the exit
+# code must match), OUT / ERR (regexes stdout / stderr must match), ERR_LINES
+# (stderr must have exactly this many lines), ANY (regex stdout+stderr must match).
+
+if(CMAKE_SCRIPT_MODE_FILE)
+  separate_arguments(args UNIX_COMMAND "${ARGS}")
+  execute_process(COMMAND "${EXE}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err TIMEOUT 300)
+  set(ctx "cupat ${ARGS}: exit ${rc}\n--- stdout:\n${out}--- stderr:\n${err}---")
+  if(DEFINED RC AND NOT rc MATCHES "^(${RC})$")
+    message(FATAL_ERROR "exit code ${rc} does not match ${RC}\n${ctx}")
+  endif()
+  if(DEFINED OUT AND NOT out MATCHES "${OUT}")
+    message(FATAL_ERROR "stdout does not match '${OUT}'\n${ctx}")
+  endif()
+  if(DEFINED ERR AND NOT err MATCHES "${ERR}")
+    message(FATAL_ERROR "stderr does not match '${ERR}'\n${ctx}")
+  endif()
+  if(DEFINED ANY AND NOT "${out}${err}" MATCHES "${ANY}")
+    message(FATAL_ERROR "output does not match '${ANY}'\n${ctx}")
+  endif()
+  if(DEFINED ERR_LINES)
+    string(REGEX MATCHALL "\n" nl "${err}")
+    list(LENGTH nl n)
+    if(NOT err STREQUAL "" AND NOT err MATCHES "\n$")
+      math(EXPR n "${n} + 1")
+    endif()
+    if(NOT n EQUAL ERR_LINES)
+      message(FATAL_ERROR "stderr has ${n} lines, expected ${ERR_LINES}\n${ctx}")
+    endif()
+  endif()
+  return()
+endif()
+
+# cupat_cli_test(NAME "ARGS" [RC regex] [OUT regex] [ERR regex] [ERR_LINES n] [ANY regex])
+function(cupat_cli_test name args)
+  cmake_parse_arguments(T "" "RC;OUT;ERR;ERR_LINES;ANY" "" ${ARGN})
+  set(defs -DEXE=$<TARGET_FILE:cupat_cli> "-DARGS=${args}")
+  foreach(k RC OUT ERR ERR_LINES ANY)
+    if(DEFINED T_${k})
+      list(APPEND defs "-D${k}=${T_${k}}")
+    endif()
+  endforeach()
+  add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_LIST_FILE})
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli)
+endfunction()
+
+# The frame: help, version, bad commands.
+cupat_cli_test(help "--help" RC 0 OUT "Usage: cupat <command>" ERR_LINES 0)
+cupat_cli_test(help_word "help" RC 0 OUT "Usage: cupat <command>")
+cupat_cli_test(help_command "help info" RC 0 OUT "Usage: cupat info")
+cupat_cli_test(version "--version" RC 0 OUT "^cupat [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+cupat_cli_test(no_command "" RC 2 ERR "no command.*--help" ERR_LINES 1)
+cupat_cli_test(unknown_command "frobnicate" RC 2 ERR "unknown command 'frobnicate'.*--help"
+               ERR_LINES 1)
+cupat_cli_test(unknown_top_option "--frobnicate" RC 2 ERR "unknown option" ERR_LINES 1)
+cupat_cli_test(help_unknown_command "help frobnicate" RC 2 ERR_LINES 1)
+
+# cupat info.
+cupat_cli_test(info_help "info --help" RC 0 OUT "Usage: cupat info")
+cupat_cli_test(info_cpu "info --backend cpu --no-measure" RC 0
+               OUT "info: CPU backend\n.*CUDA device .*\n.*CPU .*logical cores.*memory" ERR_LINES 0)
+cupat_cli_test(info_cpu_measure "info --backend cpu" RC 0
+               OUT "measured ceilings.*copy.*GB/s.*read.*GB/s.*FP32.*GFLOP/s")
+cupat_cli_test(info_bad_backend "info --backend bogus" RC 2 ERR "'bogus'" ERR_LINES 1)
+cupat_cli_test(info_missing_value "info --backend" RC 2 ERR "needs a value" ERR_LINES 1)
+cupat_cli_test(info_bad_device "info --device x" RC 2 ERR "--device" ERR_LINES 1)
+cupat_cli_test(info_unknown_option "info --frob" RC 2 ERR "unknown option '--frob'" ERR_LINES 1)
+# auto with the ceilings: measured on the GPU where there is one, else the CPU.
+cupat_cli_test(info_measure "info" RC 0 OUT "measured ceilings.*copy.*read.*FP32")
+# auto: the CUDA report where a device is present, else exactly one line saying
+# it falls back to the CPU.
+cupat_cli_test(info_auto "info --no-measure" RC 0
+               ANY "info: CUDA backend|no CUDA device .*running on the CPU backend")
+# cuda asked for: the report, or (no device) exit 1 with a one-line reason.
+cupat_cli_test(info_cuda "info --backend cuda --no-measure" RC "0|1"
+               ANY "info: CUDA backend|cupat: cupat_create: .*\n$")
+
+# cupat bandwidth: exits 0 either way; one line where no device is present.
+cupat_cli_test(bandwidth_help "bandwidth --help" RC 0 OUT "Usage: cupat bandwidth")
+cupat_cli_test(bandwidth "bandwidth --sizes small --reps 3" RC 0
+               OUT "needs a CUDA device.*nothing measured\n$|pinned.*theory")
+cupat_cli_test(bandwidth_bad_size "bandwidth --max 12Q" RC 2 ERR "not a size" ERR_LINES 1)
+cupat_cli_test(bandwidth_bad_sizes "bandwidth --sizes huge" RC 2 ERR "small or full" ERR_LINES 1)
+cupat_cli_test(bandwidth_unknown_option "bandwidth --frob" RC 2 ERR "unknown option" ERR_LINES 1)

@@ -1,0 +1,2 @@
+# elementwise.cmake — vadd, saxpy, matadd, gray, blur: every rung of each ladder.
+cupat_test(test_elementwise test_elementwise.c)

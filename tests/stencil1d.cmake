@@ -1,0 +1,1 @@
+cupat_test(test_stencil1d test_stencil1d.c)

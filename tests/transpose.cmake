@@ -1,0 +1,1 @@
+cupat_test(test_transpose test_transpose.c)

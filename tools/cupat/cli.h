@@ -1,0 +1,35 @@
+/* cli.h — small helpers the subcommands share (option values, numbers, sizes,
+ * why CUDA is absent). commands.h holds the fixed interface; this is extra. */
+#ifndef CUPAT_CLI_H
+#define CUPAT_CLI_H
+
+#include <stddef.h>
+
+/* "--help" or "-h". */
+int cli_is_help(const char *arg);
+
+/* Match argv[*i] against option `name` ("--max"), taking its value either from
+ * "--max=4M" or from the next argument (then *i advances). Returns 1 with
+ * *value set, 0 when argv[*i] is another option, -1 when the value is missing
+ * (reason printed, prefixed with `cmd`; the caller returns 2). */
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value,
+            const char *cmd);
+
+/* One-line reason for an unknown option or stray argument; returns 2. */
+int cli_unknown(const char *cmd, const char *arg);
+
+/* Decimal integer in [lo, hi]; 0, or 2 after a one-line reason. */
+int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo, long hi,
+                  long *out);
+/* Byte size: a number with an optional binary suffix K, M, G (KiB, MiB, GiB
+ * also accepted; "B" alone is bytes). 0, or 2 after a one-line reason. */
+int cli_parse_size(const char *cmd, const char *opt, const char *s, size_t *out);
+
+/* NULL when a CUDA device is usable; else why not, one line, static storage. */
+const char *cli_no_cuda_reason(void);
+
+/* "4 KiB", "256 MiB", "79.2 GiB": exact units when the size is a whole
+ * number of them, one decimal otherwise. Returns buf. */
+char *cli_bytes(char *buf, size_t n, double bytes);
+
+#endif

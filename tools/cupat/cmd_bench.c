@@ -1,0 +1,290 @@
+/* cmd_bench.c — `cupat bench PATTERN|all`: every rung of a pattern's ladder,
+ * timed, checked and set beside the device's ceilings and the vendor. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "commands.h"
+#include "harness.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CMD "cupat bench"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: cupat bench PATTERN|all [options]\n"
+            "\n"
+            "Run a pattern's ladder: every rung of the backend in order, then the vendor\n"
+            "library and a copy of the same bytes. Each row: median/min/max time, GB/s,\n"
+            "GFLOP/s, %% of the ceiling measured at start, speed-up over the previous\n"
+            "rung, vendor time / our time (> 1: faster than the vendor), and a check of\n"
+            "the output against a host reference (FAIL marks a wrong rung).\n"
+            "\n"
+            "Patterns:");
+    for (size_t i = 0; i < bench_npatterns; i++) fprintf(f, " %s", bench_patterns[i].name);
+    fprintf(f,
+            "; all runs each of them.\n"
+            "\n"
+            "Options:\n"
+            "  --variant NAME|all  only rung NAME (default all)\n"
+            "  --n SIZE            problem size: elements for vadd/saxpy, a shape or an\n"
+            "                      element count (square) for matadd (ROWSxCOLS) and the\n"
+            "                      images (WIDTHxHEIGHT); 268435456, 2^28, 256M, 16384x16384\n"
+            "  --reps N            exactly N timed calls a row (default: adaptive)\n"
+            "  --list              list the ladder: name, backend, technique, source\n"
+            "  --sweep-blocks      matadd only: PCCP 3.3's block-shape sweep (needs a GPU)\n"
+            "  --json FILE         write all tables as JSON (needs cJSON)\n"
+            "  --csv FILE          write all rows as CSV\n"
+            "  --backend B         auto (default), cpu or cuda\n"
+            "  --device N          CUDA device index\n"
+            "  -h, --help          this text\n"
+            "\n"
+            "The environment variable CUPAT_COMMIT overrides the commit in the header.\n"
+            "Exit status: 0 all rows checked ok, 1 a row failed or errored (or a file\n"
+            "could not be written), 2 bad arguments.\n");
+}
+
+static int is_registered(const char *pattern)
+{
+    const char *const *names;
+    size_t n;
+    if (cupat_patterns(&names, &n)) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], pattern) == 0) return 1;
+    return 0;
+}
+
+/* Width of the longest rung name of `pattern`, at least w. */
+static int name_width(const char *pattern, int w)
+{
+    const cupat_variant_info *v;
+    size_t n;
+    if (cupat_variants(pattern, &v, &n)) return w;
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(v[i].name) > w) w = (int)strlen(v[i].name);
+    return w;
+}
+
+static void list_ladder(const char *pattern, int with_pattern, int w)
+{
+    const cupat_variant_info *v;
+    size_t n;
+    if (cupat_variants(pattern, &v, &n)) return;
+    for (size_t i = 0; i < n; i++) {
+        if (with_pattern) printf("%-8s ", pattern);
+        printf("%-*s  %-4s  %-7s  %s  [%s]\n", w, v[i].name, cupat_backend_name(v[i].backend),
+               v[i].is_default ? "default" : "", v[i].technique, v[i].source);
+    }
+}
+
+/* The rung `name` of `pattern`, or NULL after a one-line reason. */
+static const cupat_variant_info *find_rung(const char *pattern, const char *name)
+{
+    const cupat_variant_info *v;
+    size_t n;
+    if (cupat_variants(pattern, &v, &n)) return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].name, name) == 0) return &v[i];
+    char known[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+        strncat(known, v[i].name, sizeof known - strlen(known) - 1);
+    }
+    fprintf(stderr, "%s: pattern %s has no rung '%s' (rungs: %s)\n", CMD, pattern, name, known);
+    return NULL;
+}
+
+/* Fail early on an output file that cannot be written, not after the run. */
+static int check_writable(const char *opt, const char *path)
+{
+    FILE *f = path ? fopen(path, "a") : NULL;
+    if (path && !f) {
+        fprintf(stderr, "%s: %s %s: cannot write: %s\n", CMD, opt, path, strerror(errno));
+        return 2;
+    }
+    if (f) fclose(f);
+    return 0;
+}
+
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    const char *pattern = NULL, *variant = NULL, *nstr = NULL, *json = NULL, *csv = NULL;
+    const char *backend_s = "auto";
+    long reps = 0, device = -1;
+    int list = 0, sweep = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int r;
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        }
+#define OPT(name, dst)                                                                   \
+    if ((r = cli_opt(argc, argv, &i, name, &v, CMD)) != 0) {                             \
+        if (r < 0) return 2;                                                             \
+        dst = v;                                                                         \
+        continue;                                                                        \
+    }
+        const char *reps_s = NULL, *dev_s = NULL;
+        OPT("--variant", variant);
+        OPT("--n", nstr);
+        OPT("--json", json);
+        OPT("--csv", csv);
+        OPT("--backend", backend_s);
+        if ((r = cli_opt(argc, argv, &i, "--reps", &reps_s, CMD)) != 0) {
+            if (r < 0 || cli_parse_int(CMD, "--reps", reps_s, 1, 10000, &reps)) return 2;
+            continue;
+        }
+        if ((r = cli_opt(argc, argv, &i, "--device", &dev_s, CMD)) != 0) {
+            if (r < 0 || cli_parse_int(CMD, "--device", dev_s, 0, 1023, &device)) return 2;
+            continue;
+        }
+#undef OPT
+        if (strcmp(argv[i], "--list") == 0) list = 1;
+        else if (strcmp(argv[i], "--sweep-blocks") == 0) sweep = 1;
+        else if (argv[i][0] != '-' && !pattern) pattern = argv[i];
+        else return cli_unknown(CMD, argv[i]);
+    }
+
+    /* ---- arguments, all checked before any device work ---- */
+    if (!pattern) {
+        fprintf(stderr, "%s: no pattern given (a pattern name or 'all'); try '%s --help'\n", CMD,
+                CMD);
+        return 2;
+    }
+    int all = strcmp(pattern, "all") == 0;
+    const bench_pattern *one = all ? NULL : bench_find_pattern(pattern);
+    if (!all && !one && !(list && is_registered(pattern))) {
+        char known[256] = "";
+        for (size_t i = 0; i < bench_npatterns; i++) {
+            strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+            strncat(known, bench_patterns[i].name, sizeof known - strlen(known) - 1);
+        }
+        fprintf(stderr, "%s: %s '%s' (benchmarked: %s, or all)\n", CMD,
+                is_registered(pattern) ? "no benchmark cases yet for pattern" : "unknown pattern",
+                pattern, known);
+        return 2;
+    }
+    if (list) {
+        if (!all) {
+            list_ladder(pattern, 0, name_width(pattern, 4));
+        } else {
+            int w = 4;
+            for (size_t i = 0; i < bench_npatterns; i++) w = name_width(bench_patterns[i].name, w);
+            for (size_t i = 0; i < bench_npatterns; i++) list_ladder(bench_patterns[i].name, 1, w);
+        }
+        return 0;
+    }
+    const char *only = variant && strcmp(variant, "all") ? variant : NULL;
+    const cupat_variant_info *rung = NULL;
+    if (only && all) {
+        fprintf(stderr, "%s: --variant %s needs a single pattern, not 'all'\n", CMD, only);
+        return 2;
+    }
+    if (only && !(rung = find_rung(pattern, only))) return 2;
+    bench_size size, *sizep = NULL;
+    if (nstr) {
+        char err[160];
+        if (bench_parse_size(nstr, &size, err, sizeof err)) {
+            fprintf(stderr, "%s: --n %s\n", CMD, err);
+            return 2;
+        }
+        sizep = &size;
+    }
+    if (sweep && (all || !one->sweep)) {
+        fprintf(stderr, "%s: --sweep-blocks is an experiment of matadd only, not '%s'\n", CMD,
+                pattern);
+        return 2;
+    }
+#ifndef CUPAT_HAVE_CJSON
+    if (json) {
+        fprintf(stderr, "%s: --json needs cJSON, which this build lacks (install libcjson-dev "
+                        "and rebuild)\n", CMD);
+        return 2;
+    }
+#endif
+    if (check_writable("--json", json) || check_writable("--csv", csv)) return 2;
+    cupat_backend backend;
+    if (cli_parse_backend(backend_s, &backend)) return 2;
+
+    /* ---- the run ---- */
+    cupat_ctx *ctx = cli_context(backend, (int)device);
+    if (!ctx) return 1;
+    cupat_backend actual = cupat_get_backend(ctx);
+    if (rung && rung->backend != actual) {
+        fprintf(stderr, "%s: rung '%s' of %s runs on the %s backend; this run is on %s "
+                        "(try --backend %s)\n",
+                CMD, rung->name, pattern, cupat_backend_name(rung->backend),
+                cupat_backend_name(actual), cupat_backend_name(rung->backend));
+        cupat_destroy(ctx);
+        return 2;
+    }
+    if (sweep && actual != CUPAT_BACKEND_CUDA) {
+        printf("matadd --sweep-blocks needs a GPU (the CUDA backend); nothing to sweep on %s\n",
+               cupat_backend_name(actual));
+        cupat_destroy(ctx);
+        return 0;
+    }
+    double t0 = wall_s();
+    bench_options opt = {(int)reps, variant, isatty(fileno(stderr)), stdout};
+    bench_run run;
+    if (opt.progress) fprintf(stderr, "measuring the ceilings...");
+    cupat_status s = bench_run_init(&run, ctx, &opt);
+    if (opt.progress) fprintf(stderr, "\r\033[K");
+    if (s) {
+        fprintf(stderr, "%s: setting up: %s\n", CMD, cupat_last_error(ctx));
+        cupat_destroy(ctx);
+        return 1;
+    }
+    bench_print_header(&run, stdout);
+    fflush(stdout); /* before any message on stderr */
+    int failed = 0, case_errors = 0;
+    for (size_t i = 0; i < bench_npatterns; i++) {
+        const bench_pattern *p = &bench_patterns[i];
+        if (!all && p != one) continue;
+        s = sweep ? p->sweep(&run, sizep) : p->cases(&run, sizep);
+        if (s) {
+            if (opt.progress) fprintf(stderr, "\r\033[K");
+            fflush(stdout);
+            fprintf(stderr, "%s: %s: %s\n", CMD, p->name, cupat_last_error(ctx));
+            failed = 1;
+            case_errors++;
+        }
+    }
+    size_t rows = 0;
+    for (size_t i = 0; i < run.ntables; i++) rows += run.tables[i].nrows;
+    printf("\n%zu table%s, %zu rows, %d failed", run.ntables, run.ntables == 1 ? "" : "s", rows,
+           run.failures);
+    if (case_errors) printf(", %d pattern%s could not run", case_errors, case_errors == 1 ? "" : "s");
+    printf("; %.1f s\n", wall_s() - t0);
+    fflush(stdout);
+    char err[512];
+    if (json && bench_write_json(&run, json, err, sizeof err)) {
+        fprintf(stderr, "%s: --json %s\n", CMD, err);
+        failed = 1;
+    }
+    if (csv && bench_write_csv(&run, csv, err, sizeof err)) {
+        fprintf(stderr, "%s: --csv %s\n", CMD, err);
+        failed = 1;
+    }
+    if (run.failures) {
+        fprintf(stderr, "%s: %d row%s failed the check or errored (marked FAIL / ERROR)\n", CMD,
+                run.failures, run.failures == 1 ? "" : "s");
+        failed = 1;
+    }
+    bench_run_free(&run);
+    cupat_destroy(ctx);
+    return failed ? 1 : 0;
+}
