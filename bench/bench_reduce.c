@@ -218,7 +218,8 @@ static cupat_status run_table(bench_run *run, red_state *st, const char *title, 
     size_t nv;
     CUPAT_TRY(cupat_variants(pattern, &v, &nv));
     char label[128], cnt[32];
-    snprintf(label, sizeof label, "n=%s %s", bench_fmt_count(cnt, sizeof cnt, st->n), title);
+    snprintf(label, sizeof label, "n=%s%s", bench_fmt_count(cnt, sizeof cnt, st->n),
+             st->dot ? ", x and y read once" : ", read once");
     double bytes = (double)st->n * 4 * (st->dot ? 2 : 1);
     bench_table *t = bench_table_begin(run, pattern, title, label, bytes,
                                        (double)st->n * (st->dot ? 2 : 1), BENCH_BOUND_READ);

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 /* Adaptive repetitions: enough calls for this much measured time per row. */
 #define GPU_TARGET_S 0.3

@@ -405,7 +405,7 @@ static void test_blockshape(void)
                 cupat__matadd_blockshape(ctx, 1, 2048, rows, cols, dA, dB, dC, &occ));
     CHECK_FAILS(ctx, CUPAT_ERROR_HOST_POINTER, "B = ",
                 cupat__matadd_blockshape(ctx, 32, 16, rows, cols, dA, B, dC, &occ));
-    CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "ctx is NULL",
+    CHECK_FAILS(NULL, CUPAT_ERROR_NULL_POINTER, "ctx is NULL",
                 cupat__matadd_blockshape(NULL, 32, 16, rows, cols, dA, dB, dC, &occ));
 out:
     dfree(dA);

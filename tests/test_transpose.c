@@ -6,6 +6,7 @@
 
 typedef struct shape {
     size_t rows, cols, ld_in, ld_out; /* ld 0: tight */
+    size_t shift; /* in and out start this many elements into their buffers */
 } shape;
 
 static size_t cap_serial = (size_t)1 << 22; /* CUPAT_TRANSPOSE_SERIAL_MAX */
@@ -20,7 +21,7 @@ static void fill(void *p, size_t bytes)
 static void check_shape(cupat_ctx *ctx, const char *rung, shape s, size_t es)
 {
     size_t ldi = s.ld_in ? s.ld_in : s.cols, ldo = s.ld_out ? s.ld_out : s.rows;
-    size_t in_bytes = s.rows * ldi * es, out_bytes = s.cols * ldo * es;
+    size_t in_bytes = (s.rows * ldi + s.shift) * es, out_bytes = (s.cols * ldo + s.shift) * es;
     unsigned char *h_in = malloc(in_bytes), *h_out = malloc(out_bytes);
     if (!h_in || !h_out) {
         CHECK(0, "host allocation");
@@ -32,16 +33,19 @@ static void check_shape(cupat_ctx *ctx, const char *rung, shape s, size_t es)
     void *d_in = test_upload(ctx, h_in, in_bytes);
     void *d_out = test_upload(ctx, NULL, out_bytes);
     test_poison(ctx, d_out, out_bytes);
-    CHECK_OK(ctx, cupat_transpose(ctx, s.rows, s.cols, es, d_in, ldi, d_out, ldo));
+    CHECK_OK(ctx, cupat_transpose(ctx, s.rows, s.cols, es, (char *)d_in + s.shift * es, ldi,
+                                  (char *)d_out + s.shift * es, ldo));
     test_download(ctx, h_out, d_out, out_bytes);
 
     size_t bad = 0, first_x = 0, first_y = 0;
+    for (size_t k = 0; k < s.shift * es; k++) bad += h_out[k] != 0xFF; /* before out */
+    const unsigned char *hin = h_in + s.shift * es, *hout = h_out + s.shift * es;
     for (size_t x = 0; x < s.cols; x++) {
         for (size_t y = 0; y < ldo; y++) {
-            const unsigned char *got = h_out + (x * ldo + y) * es;
+            const unsigned char *got = hout + (x * ldo + y) * es;
             int ok;
             if (y < s.rows) {
-                ok = memcmp(got, h_in + (y * ldi + x) * es, es) == 0;
+                ok = memcmp(got, hin + (y * ldi + x) * es, es) == 0;
             } else { /* padding: still poison */
                 ok = 1;
                 for (size_t k = 0; k < es; k++) ok &= got[k] == 0xFF;
@@ -50,8 +54,9 @@ static void check_shape(cupat_ctx *ctx, const char *rung, shape s, size_t es)
         }
     }
     CHECK(bad == 0,
-          "rung %s, %zu x %zu (ld_in %zu, ld_out %zu), %zu-byte: %zu wrong, first at out[%zu][%zu]",
-          rung, s.rows, s.cols, ldi, ldo, es, bad, first_x, first_y);
+          "rung %s, %zu x %zu (ld_in %zu, ld_out %zu, shift %zu), %zu-byte: %zu wrong, first at "
+          "out[%zu][%zu]",
+          rung, s.rows, s.cols, ldi, ldo, s.shift, es, bad, first_x, first_y);
     cupat_free(ctx, d_in);
     cupat_free(ctx, d_out);
     free(h_in);
@@ -64,14 +69,15 @@ static void test_rungs(cupat_ctx *ctx)
      * edges (the vector path plus its edge tiles), unaligned pitches (the
      * fallback). The big ones only on CUDA and not under --small. */
     static const shape small[] = {
-        {1, 1, 0, 0},     {1, 300, 0, 0},    {300, 1, 0, 0},  {31, 33, 0, 0},
-        {33, 31, 40, 35}, {64, 64, 0, 0},    {128, 96, 0, 0}, {100, 37, 41, 104},
-        {130, 257, 260, 132}, {200, 300, 0, 0},
+        {1, 1, 0, 0, 0},     {1, 300, 0, 0, 0},    {300, 1, 0, 0, 0},  {31, 33, 0, 0, 0},
+        {33, 31, 40, 35, 0}, {64, 64, 0, 0, 0},    {128, 96, 0, 0, 0}, {100, 37, 41, 104, 0},
+        {130, 257, 260, 132, 0}, {200, 300, 0, 0, 0}, {130, 257, 260, 132, 1}, /* unaligned bases */
     };
     static const shape big[] = {
-        {4097, 3001, 0, 0}, {4097, 3001, 3004, 4100}, {1024, 2048, 0, 0}, {3001, 4097, 4099, 3003},
+        {4097, 3001, 0, 0, 0}, {4097, 3001, 3004, 4100, 0}, {1024, 2048, 0, 0, 0}, {3001, 4097, 4099, 3003, 0},
+        {16384, 64, 0, 0, 0}, {64, 16384, 0, 0, 0}, {1000, 1000, 1004, 1004, 2},
     };
-    static const shape cpu_big[] = {{1025, 769, 0, 0}, {769, 1025, 1028, 772}};
+    static const shape cpu_big[] = {{1025, 769, 0, 0, 0}, {769, 1025, 1028, 772, 0}};
     const cupat_variant_info *list;
     size_t count;
     CHECK_OK(ctx, cupat_variants("transpose", &list, &count));

@@ -166,6 +166,110 @@ static cupat_status ew_vec4_launch(cupat_ctx *ctx, size_t n, float alpha, const 
     return cupat__launched(ctx, name);
 }
 
+/* vec4-tile — the grid covers n, one tile of U float4s per thread per block,
+ * no loop: blocks retire and the block scheduler refills the SMs, and no store
+ * of one iteration orders the next iteration's loads behind it (the arrays may
+ * alias, so a grid-stride loop cannot hoist them). */
+template <int OP, int U>
+__global__ void __launch_bounds__(EW_BLOCK)
+    ew_vec4_tile(size_t head, size_t n4, size_t tail, float alpha, const float *a,
+                 const float *b, float *c)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < head) c[t] = ew_f<OP>(alpha, a[t], b[t]);
+    if (t < tail) {
+        size_t i = head + 4 * n4 + t;
+        c[i] = ew_f<OP>(alpha, a[i], b[i]);
+    }
+    size_t i0 = (size_t)blockIdx.x * U * EW_BLOCK + threadIdx.x;
+    const float4 *a4 = (const float4 *)(a + head), *b4 = (const float4 *)(b + head);
+    float4 *c4 = (float4 *)(c + head);
+    if (i0 + (U - 1) * EW_BLOCK < n4)
+        ew_tile<OP, U, false, false>(i0, EW_BLOCK, n4, alpha, a4, b4, c4);
+    else
+        ew_tile<OP, U, false, true>(i0, EW_BLOCK, n4, alpha, a4, b4, c4);
+}
+
+/* bulk-copy — Hopper's bulk copy engine (cp.async.bulk, PTX ISA 9.7.9.25;
+ * CUDA PG "TMA"): one thread asks the copy engine for the block's whole tile of
+ * a and b into shared memory, completion counted in bytes on an mbarrier; the
+ * threads then compute from shared memory and store. Few instructions per byte
+ * and 2 x 16 KB in flight per block without registers to hold it. */
+#define BULK_U 4
+#define BULK_TILE4 (BULK_U * EW_BLOCK) /* float4s of each input per block */
+__device__ __forceinline__ unsigned smem_u32(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+template <int OP>
+__global__ void __launch_bounds__(EW_BLOCK)
+    ew_bulk(size_t head, size_t n4, size_t tail, float alpha, const float *a, const float *b,
+            float *c)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < head) c[t] = ew_f<OP>(alpha, a[t], b[t]);
+    if (t < tail) {
+        size_t i = head + 4 * n4 + t;
+        c[i] = ew_f<OP>(alpha, a[i], b[i]);
+    }
+    const float4 *a4 = (const float4 *)(a + head), *b4 = (const float4 *)(b + head);
+    float4 *c4 = (float4 *)(c + head);
+    size_t base = (size_t)blockIdx.x * BULK_TILE4;
+    if (base >= n4) return;
+    unsigned cnt = (unsigned)(n4 - base < BULK_TILE4 ? n4 - base : BULK_TILE4);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ alignas(128) float4 sa[BULK_TILE4];
+    __shared__ alignas(128) float4 sb[BULK_TILE4];
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned mb = smem_u32(&bar);
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mb));
+        /* make the initialised barrier visible to the copy engine (async proxy) */
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        unsigned bytes = cnt * 16u;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mb),
+                     "r"(2u * bytes)
+                     : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                     "[%0], [%1], %2, [%3];" ::"r"(smem_u32(sa)),
+                     "l"(a4 + base), "r"(bytes), "r"(mb)
+                     : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                     "[%0], [%1], %2, [%3];" ::"r"(smem_u32(sb)),
+                     "l"(b4 + base), "r"(bytes), "r"(mb)
+                     : "memory");
+    }
+    __syncthreads(); /* the barrier is initialised before anyone waits on it */
+    asm volatile("{\n.reg .pred p;\nWAIT_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n"
+                 "@!p bra WAIT_%=;\n}" ::"r"(mb)
+                 : "memory");
+    for (unsigned k = threadIdx.x; k < cnt; k += EW_BLOCK)
+        c4[base + k] = ew_f4<OP>(alpha, sa[k], sb[k]);
+#else /* no copy engine before sm_90: the same tile through registers */
+    for (unsigned k = threadIdx.x; k < cnt; k += EW_BLOCK)
+        c4[base + k] = ew_f4<OP>(alpha, a4[base + k], b4[base + k]);
+#endif
+}
+
+/* Launch a no-loop kernel whose blocks each cover `per_block` float4s. */
+static cupat_status ew_tiled_launch(cupat_ctx *ctx, size_t per_block,
+                                    size_t n, const float *a, unsigned *grid, size_t *head,
+                                    size_t *n4, size_t *tail)
+{
+    *head = ((16 - ((uintptr_t)a & 15)) & 15) / sizeof(float);
+    if (*head > n) *head = n;
+    *n4 = (n - *head) / 4;
+    *tail = n - *head - 4 * *n4;
+    size_t blocks = cdiv(*n4, per_block);
+    if (blocks == 0) blocks = 1; /* head and tail still need a thread */
+    if (blocks > INT_MAX)
+        return cupat__fail(ctx, CUPAT_ERROR_SIZE, "vadd/saxpy: n = %zu needs %zu blocks (> 2^31)",
+                           n, blocks);
+    *grid = (unsigned)blocks;
+    return CUPAT_SUCCESS;
+}
+
 template <int OP>
 static cupat_status ew_launch(cupat_ctx *ctx, int rung, size_t n, float alpha, const float *a,
                               const float *b, float *c)
@@ -196,6 +300,20 @@ static cupat_status ew_launch(cupat_ctx *ctx, int rung, size_t n, float alpha, c
         return ew_vec4_launch<OP, 4, false>(ctx, n, alpha, a, b, c, "ew_vec4<4>");
     case EW_VEC4_STREAM:
         return ew_vec4_launch<OP, 4, true>(ctx, n, alpha, a, b, c, "ew_vec4<4,stream>");
+    case EW_VEC4_TILE:
+    case EW_BULK: {
+        unsigned grid = 1;
+        size_t head = 0, n4 = 0, tail = 0;
+        const bool bulk = rung == EW_BULK;
+        CUPAT_TRY(ew_tiled_launch(ctx, bulk ? BULK_TILE4 : 4 * EW_BLOCK, n, a, &grid,
+                                  &head, &n4, &tail));
+        if (bulk)
+            ew_bulk<OP><<<grid, EW_BLOCK, 0, ctx->stream>>>(head, n4, tail, alpha, a, b, c);
+        else
+            ew_vec4_tile<OP, 4><<<grid, EW_BLOCK, 0, ctx->stream>>>(head, n4, tail, alpha, a,
+                                                                    b, c);
+        return cupat__launched(ctx, bulk ? "ew_bulk" : "ew_vec4_tile<4>");
+    }
     }
     return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "vadd/saxpy: no CUDA rung %d", rung);
 }

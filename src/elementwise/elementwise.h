@@ -13,7 +13,10 @@ extern "C" {
 #endif
 
 /* Rung indices: the order of each pattern's table in elementwise.c. */
-enum { EW_NAIVE, EW_GRID_STRIDE, EW_VEC4, EW_VEC4_UNROLL, EW_VEC4_STREAM, EW_CPU, EW_COUNT };
+enum {
+    EW_NAIVE, EW_GRID_STRIDE, EW_VEC4, EW_VEC4_UNROLL, EW_VEC4_STREAM, EW_VEC4_TILE, EW_BULK,
+    EW_CPU, EW_COUNT
+};
 enum { MA_1D, MA_2D, MA_MIX, MA_VEC4_ROWS, MA_CPU, MA_COUNT };
 enum { GR_NAIVE_2D, GR_COARSE4, GR_COARSE16, GR_CPU, GR_COUNT };
 enum { BL_NAIVE, BL_SMEM_TILE, BL_SEPARABLE, BL_CPU, BL_COUNT };

@@ -145,7 +145,8 @@ void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, 
     for (int c = 0; c < cupat__gemm_nconfigs; c++) {
         const cupat_gemm_config *g = &cupat__gemm_configs[c];
         for (int s = 1; s <= 16; s *= 2) {
-            if (s > 1 && (size_t)a->k < (size_t)s * 4 * g->bk) break; /* slices too thin */
+            /* slices of < 128 k are all prologue and epilogue */
+            if (s > 1 && (size_t)a->k < (size_t)s * 128) break;
             double t = model_ns(g, g->min_ctas, sms, a->m, a->n, a->k, s);
             if (t < best * 0.999) { /* ties keep the earlier (larger, tested) entry */
                 best = t;

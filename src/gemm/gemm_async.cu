@@ -22,6 +22,7 @@
  * is a register and the copy loop has no switch. */
 #include "gemm/gemm_internal.h"
 
+#include <atomic>
 #include <stdint.h>
 
 namespace {
@@ -66,20 +67,23 @@ struct TileCopy {
     static_assert(KCONTIG || !VEC || (NT % V_RUNS == 0 && BK % V_KPER == 0), "vec");
     static_assert(KCONTIG || VEC || (NT % BD == 0 && BK % S_KPER == 0), "scalar");
 
-    const float *g;  /* thread's first element at k0 = 0 */
+    const float *g;  /* thread's first element at k0 = 0, clamped into the matrix
+                      * (where it is clamped, none of its copies is valid, and it
+                      * is only the harmless source of zero-byte copies) */
     size_t ld;
     int sofs;        /* thread's first element in the shared tile */
     unsigned mask;   /* KCONTIG: bit u set when row of copy u exists */
     int kq;          /* KCONTIG: k within an 8-run; else: k row of copy 0 */
     int vbytes;      /* !KCONTIG: bytes of the run that exist (VEC) or 4/0 */
 
-    __device__ __forceinline__ void init(const float *base, size_t ld_, int d0, int D, int tid)
+    __device__ __forceinline__ void init(const float *base, size_t ld_, int d0, int D, int K,
+                                         int tid)
     {
         ld = ld_;
         if (KCONTIG) {
             kq = tid % 8;
             int r = tid / 8;
-            g = base + (size_t)(d0 + r) * ld + kq;
+            g = base + (size_t)min(d0 + r, D - 1) * ld + min(kq, K - 1);
             sofs = kq * SD + r;
             mask = 0;
 #pragma unroll
@@ -88,14 +92,14 @@ struct TileCopy {
         } else if (VEC) {
             int c = (tid % V_RUNS) * 4;
             kq = tid / V_RUNS;
-            g = base + (size_t)kq * ld + d0 + c;
+            g = base + (size_t)min(kq, K - 1) * ld + min(d0 + c, (D - 1) & ~3);
             sofs = kq * SD + c;
             int left = D - (d0 + c);
             vbytes = left >= 4 ? 16 : (left > 0 ? left * 4 : 0);
         } else {
             int c = tid % BD;
             kq = tid / BD;
-            g = base + (size_t)kq * ld + d0 + c;
+            g = base + (size_t)min(kq, K - 1) * ld + min(d0 + c, D - 1);
             sofs = kq * SD + c;
             vbytes = d0 + c < D ? 4 : 0;
         }
@@ -174,8 +178,8 @@ __global__ void __launch_bounds__(WM *WN * 32, MINB)
 
     TileCopy<BM, BK, NT, SA, !TA, VEC> ca;
     TileCopy<BN, BK, NT, SB, TB, VEC> cb;
-    ca.init(A, lda, m0, M, tid);
-    cb.init(B, ldb, n0, N, tid);
+    ca.init(A, lda, m0, M, Kl, tid);
+    cb.init(B, ldb, n0, N, Kl, tid);
 
     float acc[8][8];
 #pragma unroll
@@ -330,6 +334,7 @@ struct config_fns {
 #define GEMM_CFG_FNS(bm, bn, bk, st, wm, wn, minb, eff)                                   \
     {pick_ops<bm, bn, bk, st, wm, wn, minb, true>, pick_ops<bm, bn, bk, st, wm, wn, minb, false>},
 const config_fns cfg_fns[] = {GEMM_ASYNC_CONFIGS(GEMM_CFG_FNS)};
+static_assert(sizeof cfg_fns / sizeof cfg_fns[0] <= 8, "allow_smem keeps 8 bits a config");
 
 size_t smem_bytes(const cupat_gemm_config *c)
 {
@@ -341,20 +346,29 @@ bool aligned16(const void *p, size_t ld) { return ((uintptr_t)p & 15) == 0 && (l
 } // namespace
 
 #define GEMM_CFG_DESC(bm, bn, bk, st, wm, wn, minb, eff)                                  \
-    {#bm "x" #bn "x" #bk "/" #st, bm, bn, bk, st, wm * wn * 32, minb, eff},
+    {#bm "x" #bn "x" #bk "/" #st "/" #minb, bm, bn, bk, st, wm * wn * 32, minb, eff},
 extern "C" const cupat_gemm_config cupat__gemm_configs[] = {GEMM_ASYNC_CONFIGS(GEMM_CFG_DESC)};
 extern "C" const int cupat__gemm_nconfigs =
     (int)(sizeof cupat__gemm_configs / sizeof cupat__gemm_configs[0]);
 
-/* Opt a kernel into more than 48 KiB of dynamic shared memory. */
-static cupat_status allow_smem(cupat_ctx *ctx, async_fn fn, size_t bytes)
+/* Opt a kernel into more than 48 KiB of dynamic shared memory, once per
+ * device and build (bit `slot` of the device's mask; a race only repeats the
+ * idempotent call). */
+static cupat_status allow_smem(cupat_ctx *ctx, async_fn fn, size_t bytes, int slot)
 {
+    static std::atomic<unsigned long long> done[64];
     if (bytes <= 48 * 1024) return CUPAT_SUCCESS;
-    return cupat__cuda(ctx,
-                       cudaFuncSetAttribute((const void *)fn,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)bytes),
-                       "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+    const int dev = ctx->device;
+    const unsigned long long bit = 1ull << slot;
+    if (dev >= 0 && dev < 64 && (done[dev].load(std::memory_order_relaxed) & bit))
+        return CUPAT_SUCCESS;
+    CUPAT_TRY(cupat__cuda(ctx,
+                          cudaFuncSetAttribute((const void *)fn,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)bytes),
+                          "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)"));
+    if (dev >= 0 && dev < 64) done[dev].fetch_or(bit, std::memory_order_relaxed);
+    return CUPAT_SUCCESS;
 }
 
 extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int splitk,
@@ -367,7 +381,7 @@ extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int spli
     const cupat_gemm_config *c = &cupat__gemm_configs[cfg];
     async_fn fn = vec ? cfg_fns[cfg].vec(a->ta, a->tb) : cfg_fns[cfg].scalar(a->ta, a->tb);
     size_t smem = smem_bytes(c);
-    CUPAT_TRY(allow_smem(ctx, fn, smem));
+    CUPAT_TRY(allow_smem(ctx, fn, smem, cfg * 8 + vec * 4 + a->ta * 2 + a->tb));
 
     long long tiles_n = (a->n + c->bn - 1) / c->bn;
     int kslice = a->k;
@@ -416,6 +430,6 @@ extern "C" cupat_status cupat__gemm_cuda_async_resources(cupat_ctx *ctx, int cfg
     const cupat_gemm_config *c = &cupat__gemm_configs[cfg];
     async_fn fn = cfg_fns[cfg].vec(0, 0);
     size_t smem = smem_bytes(c);
-    CUPAT_TRY(allow_smem(ctx, fn, smem));
+    CUPAT_TRY(allow_smem(ctx, fn, smem, cfg * 8 + 4));
     return cupat__gemm_fill_resources(ctx, (const void *)fn, c->threads, smem, c->name, out);
 }

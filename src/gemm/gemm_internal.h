@@ -59,7 +59,7 @@ enum { GEMV_NAIVE = 0, GEMV_WARP, GEMV_CPU, GEMV_NRUNGS };
 /* One tile configuration of the multistage kernel (gemm_async.cu). Every one
  * uses warp tiles of 64 x 32 and 8 x 8 outputs per thread. */
 typedef struct cupat_gemm_config {
-    const char *name;  /* "128x128x16/4": BM x BN x BK / stages */
+    const char *name;  /* "128x128x16/4/2": BM x BN x BK / stages / min CTAs per SM */
     int bm, bn, bk, stages, threads;
     int min_ctas;      /* __launch_bounds__ minimum CTAs per SM (register cap) */
     double eff;        /* expected fraction of FP32 peak on full waves (see gemm.c) */

@@ -768,9 +768,13 @@ template <typename T, int OP, int DOT> struct Run {
     // host-result slot, the CDP error word and the last-block ticket.
     cupat_status alloc(size_t bytes, size_t o_hdr)
     {
-        void *p = nullptr;
+        void *p = nullptr, *before = ctx->scratch;
         CUPAT_TRY(cupat__scratch(ctx, bytes, &p));
         scr = (unsigned char *)p;
+        // A fresh pool: zero it once, so the first wait on an epoch flag reads
+        // written memory (compute-sanitizer initcheck), never garbage.
+        if (p != before)
+            CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(p, 0, ctx->scratch_bytes, ctx->stream));
         err = (int *)(scr + o_hdr + 32);
         ticket = (unsigned *)(scr + o_hdr + 36);
         if (r->out_host) out = scr + o_hdr;

@@ -42,6 +42,14 @@ static inline int64_t okey_d(double v)
         (s) = s_;                                                                        \
     } while (0)
 
+/* LANES runs over x[i0, i0 + len): element j goes to lane j % LANES. */
+#define LANE_LOOP(SFX, OPV)                                                              \
+    for (size_t j = 0; j < len; j += LANES) {                                            \
+        size_t m = len - j < LANES ? len - j : LANES;                                    \
+        for (size_t k = 0; k < m; k++)                                                   \
+            l[k] = comb_##SFX(OPV, l[k], lift_##SFX(x[i0 + j + k], i0 + j + k));         \
+    }
+
 /* One accumulator type and combine per element type. For floats the sum's
  * neutral element is -0 (x + -0 == x for every x). */
 #define DEFINE_TYPE(T, SFX, ISF, UT, KEY, ISNAN, QNAN, LOWEST, HIGHEST)                 \
@@ -107,12 +115,19 @@ static inline int64_t okey_d(double v)
         return a;                                                                        \
     }                                                                                    \
     /* Elements [i0, i0 + len): LANES interleaved runs, then a fixed tree. */           \
+    /* The op is a constant in each loop, so comb's switch folds away. */             \
     static acc_##SFX chunk_##SFX(int op, const T *x, size_t i0, size_t len)             \
     {                                                                                    \
         acc_##SFX l[LANES];                                                              \
         for (int k = 0; k < LANES; k++) l[k] = ident_##SFX(op);                          \
-        for (size_t j = 0; j < len; j++)                                                 \
-            l[j % LANES] = comb_##SFX(op, l[j % LANES], lift_##SFX(x[i0 + j], i0 + j));  \
+        switch (op) {                                                                    \
+        case CUPAT_OP_SUM: LANE_LOOP(SFX, CUPAT_OP_SUM); break;                          \
+        case OPC_SUMC: LANE_LOOP(SFX, OPC_SUMC); break;                                  \
+        case CUPAT_OP_MIN: LANE_LOOP(SFX, CUPAT_OP_MIN); break;                          \
+        case CUPAT_OP_MAX: LANE_LOOP(SFX, CUPAT_OP_MAX); break;                          \
+        case CUPAT_OP_ARGMIN: LANE_LOOP(SFX, CUPAT_OP_ARGMIN); break;                    \
+        default: LANE_LOOP(SFX, CUPAT_OP_ARGMAX); break;                                 \
+        }                                                                                \
         for (int w = 1; w < LANES; w *= 2)                                               \
             for (int k = 0; k + w < LANES; k += 2 * w) l[k] = comb_##SFX(op, l[k], l[k + w]); \
         return l[0];                                                                     \

@@ -259,27 +259,43 @@ __device__ __forceinline__ u64 ld_acquire(const u64 *p)
 
 // The last block reduces partials[0, G) in a fixed order: thread t takes
 // t, t + BLOCK, ... ascending, then the block tree. `own` is block G-1's
-// aggregate (not read back from memory). Writes the result.
+// aggregate (not read back from memory). Flags and partials are read four
+// at a time (independent loads, one L2 round trip per batch, not per item).
 template <class R, int BLOCK, bool WAIT>
 __device__ __forceinline__ void reduce_partials_fixed(const GridScratch<typename R::Acc> &g,
                                                       typename R::Acc own, void *out)
 {
     typedef typename R::Acc Acc;
+    constexpr int K = 4;
     __shared__ Acc own_s;
     const unsigned G = gridDim.x;
     if (threadIdx.x == 0) own_s = own;
     __syncthreads(); // also orders the block_reduce shared reuse
     Acc a = R::identity();
-    for (unsigned j = threadIdx.x; j < G; j += BLOCK) {
-        Acc p;
-        if (j == G - 1) {
-            p = own_s;
-        } else {
-            if (WAIT)
-                while (ld_acquire(g.flags + j) != g.epoch) __nanosleep(64);
-            p = load_cg(g.partials + j);
+    for (unsigned j0 = threadIdx.x; j0 < G; j0 += K * BLOCK) {
+        if (WAIT) {
+            bool ready;
+            do {
+                u64 f[K];
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    unsigned j = j0 + k * BLOCK;
+                    f[k] = j < G - 1 ? ld_acquire(g.flags + j) : g.epoch;
+                }
+                ready = true;
+#pragma unroll
+                for (int k = 0; k < K; k++) ready = ready && f[k] == g.epoch;
+                if (!ready) __nanosleep(64);
+            } while (!ready);
         }
-        a = R::comb(a, p);
+        Acc p[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            unsigned j = j0 + k * BLOCK;
+            p[k] = j < G - 1 ? load_cg(g.partials + j) : j == G - 1 ? own_s : R::identity();
+        }
+#pragma unroll
+        for (int k = 0; k < K; k++) a = R::comb(a, p[k]);
     }
     a = block_reduce<R, BLOCK>(a);
     if (threadIdx.x == 0) R::store(out, a);
@@ -315,12 +331,9 @@ __device__ __forceinline__ void grid_finish(typename R::Acc agg, const GridScrat
         __syncthreads();
         if (!last) return;
         __threadfence(); // see every other block's partial
-        // The last arrival is not necessarily block G-1: read all G from memory.
-        typedef typename R::Acc Acc;
-        Acc a = R::identity();
-        for (unsigned j = threadIdx.x; j < G; j += BLOCK) a = R::comb(a, load_cg(g.partials + j));
-        a = block_reduce<R, BLOCK>(a);
-        if (threadIdx.x == 0) R::store(out, a);
+        // The last arrival is not necessarily block G-1: its own aggregate
+        // goes through memory like the others.
+        reduce_partials_fixed<R, BLOCK, false>(g, load_cg(g.partials + (G - 1)), out);
     } else {
         if (b != G - 1) {
             if (threadIdx.x == 0) {

@@ -16,35 +16,48 @@ namespace {
 
 /* ---------------------------------------------------------- tile order -- */
 
+enum { ORDER_ROWS, ORDER_DIAG, ORDER_GROUPED };
+
 struct TileGrid {
     size_t ntx, nty, count; /* tiles along x, along y, in all */
-    int diag;               /* 1: diagonal block coordinates  */
+    int order;              /* ORDER_*                         */
 };
 
-/* Tile t's coordinates. Cartesian: row-major. Diagonal (PCCP 4.4, in the
- * general form for non-square grids): consecutive t walk a diagonal, so
- * blocks running together touch rows and columns spread over the matrix
- * instead of camping on a few DRAM partitions. A bijection for any ntx, nty. */
+#define GROUP 16 /* tile rows a group in ORDER_GROUPED */
+
+/* Tile t's coordinates, a bijection for any ntx, nty.
+ * Rows: row-major. Blocks running together read whole input rows but write
+ * each output row in one tile-wide piece.
+ * Diagonal (PCCP 4.4, in the general form for non-square grids): consecutive
+ * t walk a diagonal, so blocks running together touch rows and columns spread
+ * over the matrix instead of camping on a few DRAM partitions.
+ * Grouped: column-major inside bands of GROUP tile rows, so blocks running
+ * together cover a squarish patch and both the rows they read and the rows
+ * they write come in runs of several tiles. */
 __device__ __forceinline__ void tile_xy(size_t t, const TileGrid &g, size_t &bx, size_t &by)
 {
-    if (g.diag) {
+    if (g.order == ORDER_DIAG) {
         by = t % g.nty;
         bx = (t / g.nty + by) % g.ntx;
+    } else if (g.order == ORDER_GROUPED) {
+        size_t span = (size_t)GROUP * g.ntx, first = t / span * GROUP;
+        size_t rows = g.nty - first < GROUP ? g.nty - first : GROUP, k = t % span;
+        by = first + k % rows;
+        bx = k / rows;
     } else {
         bx = t % g.ntx;
         by = t / g.ntx;
     }
 }
 
-
 /* The one grid helper: tiles of tw x th items over an nx x ny item space. */
-TileGrid make_tiles(size_t nx, size_t ny, size_t tw, size_t th, int diag)
+TileGrid make_tiles(size_t nx, size_t ny, size_t tw, size_t th, int order)
 {
     TileGrid g;
     g.ntx = (nx + tw - 1) / tw;
     g.nty = (ny + th - 1) / th;
     g.count = g.ntx * g.nty;
-    g.diag = diag;
+    g.order = order;
     return g;
 }
 unsigned grid_of(const TileGrid &g)
@@ -192,6 +205,16 @@ __global__ void __launch_bounds__(256)
 
 /* ------------------------------------------- beyond: 16-byte everything -- */
 
+/* Four 4-byte or two 8-byte words as one 16-byte register quad. */
+__device__ __forceinline__ uint4 pack16(const uint32_t (&e)[4])
+{
+    return make_uint4(e[0], e[1], e[2], e[3]);
+}
+__device__ __forceinline__ uint4 pack16(const uint64_t (&e)[2])
+{
+    return make_uint4((uint32_t)e[0], (uint32_t)(e[0] >> 32), (uint32_t)e[1], (uint32_t)(e[1] >> 32));
+}
+
 /* TILE x TILE tile, every global load and store 16 bytes wide (V = 4 floats
  * or 2 doubles a vector), VR = TILE / V vectors a tile row. A warp loads whole
  * 256- or 512-byte row pieces and stores 128-byte row pieces of the output.
@@ -208,16 +231,6 @@ __global__ void __launch_bounds__(256)
  * Tiles that stick out of the matrix take a guarded element-by-element path
  * through the same layout (a block-uniform branch). The caller guarantees
  * 16-byte aligned bases and leading dimensions (else TR_TILE32 runs). */
-/* Four 4-byte or two 8-byte words as one 16-byte register quad. */
-__device__ __forceinline__ uint4 pack16(const uint32_t (&e)[4])
-{
-    return make_uint4(e[0], e[1], e[2], e[3]);
-}
-__device__ __forceinline__ uint4 pack16(const uint64_t (&e)[2])
-{
-    return make_uint4((uint32_t)e[0], (uint32_t)(e[0] >> 32), (uint32_t)e[1], (uint32_t)(e[1] >> 32));
-}
-
 template <typename T, int TILE, int NT, bool STREAM>
 __global__ void __launch_bounds__(NT, 1536 / NT) /* >= 1536 threads an SM: bytes in flight */
     k_vec(const T *__restrict__ in, size_t ld_in, T *__restrict__ out, size_t ld_out,
@@ -301,11 +314,11 @@ struct Args {
 };
 
 template <typename T, int BX, int BY, int UNROLL, bool LOAD_ROWS>
-void launch_naive(const Args &a, const T *in, T *out, int diag)
+void launch_naive(const Args &a, const T *in, T *out, int order)
 {
     /* Tiles cover the input (row form) or the output (col form). */
-    TileGrid g = LOAD_ROWS ? make_tiles(a.cols, a.rows, BX * UNROLL, BY, diag)
-                           : make_tiles(a.rows, a.cols, BX * UNROLL, BY, diag);
+    TileGrid g = LOAD_ROWS ? make_tiles(a.cols, a.rows, BX * UNROLL, BY, order)
+                           : make_tiles(a.rows, a.cols, BX * UNROLL, BY, order);
     k_naive<T, BX, BY, UNROLL, LOAD_ROWS><<<grid_of(g), dim3(BX, BY), 0, a.s>>>(
         in, a.ld_in, out, a.ld_out, a.rows, a.cols, g);
 }
@@ -314,23 +327,23 @@ template <typename T, int UNROLL, int PAD, bool DYN>
 void launch_smem(const Args &a, const T *in, T *out)
 {
     constexpr int BX = 32, BY = 16; /* PCCP 5.4's BDIMX x BDIMY */
-    TileGrid g = make_tiles(a.cols, a.rows, BX * UNROLL, BY, 0);
+    TileGrid g = make_tiles(a.cols, a.rows, BX * UNROLL, BY, ORDER_ROWS);
     size_t dyn = DYN ? sizeof(T) * BY * (BX * UNROLL + PAD) : 0;
     k_smem<T, BX, BY, UNROLL, PAD, DYN><<<grid_of(g), dim3(BX, BY), dyn, a.s>>>(
         in, a.ld_in, out, a.ld_out, a.rows, a.cols, g);
 }
 
 template <typename T, int TILE, int NT, bool STREAM = false>
-void launch_vec(const Args &a, const T *in, T *out)
+void launch_vec(const Args &a, const T *in, T *out, int order = ORDER_ROWS)
 {
-    TileGrid g = make_tiles(a.cols, a.rows, TILE, TILE, 0);
+    TileGrid g = make_tiles(a.cols, a.rows, TILE, TILE, order);
     k_vec<T, TILE, NT, STREAM><<<grid_of(g), NT, 0, a.s>>>(in, a.ld_in, out, a.ld_out, a.rows, a.cols, g);
 }
 
 template <typename T>
 void launch_tile32(const Args &a, const T *in, T *out)
 {
-    TileGrid g = make_tiles(a.cols, a.rows, 32, 32, 0);
+    TileGrid g = make_tiles(a.cols, a.rows, 32, 32, ORDER_ROWS);
     k_tile32<T><<<grid_of(g), dim3(32, 8), 0, a.s>>>(in, a.ld_in, out, a.ld_out, a.rows, a.cols, g);
 }
 
@@ -356,17 +369,17 @@ const char *launch(int rung, const Args &a, const T *in, T *out)
                                                                    a.rows, a.cols);
         return "k_row";
     }
-    case TR_ELEMENT: launch_naive<T, 32, 32, 1, true>(a, in, out, 0); return "k_naive<32x32,row>";
-    case TR_NAIVE_ROW: launch_naive<T, 16, 16, 1, true>(a, in, out, 0); return "k_naive<16x16,row>";
-    case TR_NAIVE_COL: launch_naive<T, 16, 16, 1, false>(a, in, out, 0); return "k_naive<16x16,col>";
-    case TR_UNROLL4_ROW: launch_naive<T, 16, 16, 4, true>(a, in, out, 0); return "k_naive<16x16,unroll4,row>";
-    case TR_UNROLL4_COL: launch_naive<T, 16, 16, 4, false>(a, in, out, 0); return "k_naive<16x16,unroll4,col>";
-    case TR_DIAG_ROW: launch_naive<T, 16, 16, 1, true>(a, in, out, 1); return "k_naive<16x16,row,diag>";
-    case TR_DIAG_COL: launch_naive<T, 16, 16, 1, false>(a, in, out, 1); return "k_naive<16x16,col,diag>";
-    case TR_NAIVE_ROW_8X32: launch_naive<T, 8, 32, 1, true>(a, in, out, 0); return "k_naive<8x32,row>";
-    case TR_NAIVE_COL_8X32: launch_naive<T, 8, 32, 1, false>(a, in, out, 0); return "k_naive<8x32,col>";
-    case TR_UNROLL4_COL_8X32: launch_naive<T, 8, 32, 4, false>(a, in, out, 0); return "k_naive<8x32,unroll4,col>";
-    case TR_NAIVE_GMEM: launch_naive<T, 32, 16, 1, true>(a, in, out, 0); return "k_naive<32x16,row>";
+    case TR_ELEMENT: launch_naive<T, 32, 32, 1, true>(a, in, out, ORDER_ROWS); return "k_naive<32x32,row>";
+    case TR_NAIVE_ROW: launch_naive<T, 16, 16, 1, true>(a, in, out, ORDER_ROWS); return "k_naive<16x16,row>";
+    case TR_NAIVE_COL: launch_naive<T, 16, 16, 1, false>(a, in, out, ORDER_ROWS); return "k_naive<16x16,col>";
+    case TR_UNROLL4_ROW: launch_naive<T, 16, 16, 4, true>(a, in, out, ORDER_ROWS); return "k_naive<16x16,unroll4,row>";
+    case TR_UNROLL4_COL: launch_naive<T, 16, 16, 4, false>(a, in, out, ORDER_ROWS); return "k_naive<16x16,unroll4,col>";
+    case TR_DIAG_ROW: launch_naive<T, 16, 16, 1, true>(a, in, out, ORDER_DIAG); return "k_naive<16x16,row,diag>";
+    case TR_DIAG_COL: launch_naive<T, 16, 16, 1, false>(a, in, out, ORDER_DIAG); return "k_naive<16x16,col,diag>";
+    case TR_NAIVE_ROW_8X32: launch_naive<T, 8, 32, 1, true>(a, in, out, ORDER_ROWS); return "k_naive<8x32,row>";
+    case TR_NAIVE_COL_8X32: launch_naive<T, 8, 32, 1, false>(a, in, out, ORDER_ROWS); return "k_naive<8x32,col>";
+    case TR_UNROLL4_COL_8X32: launch_naive<T, 8, 32, 4, false>(a, in, out, ORDER_ROWS); return "k_naive<8x32,unroll4,col>";
+    case TR_NAIVE_GMEM: launch_naive<T, 32, 16, 1, true>(a, in, out, ORDER_ROWS); return "k_naive<32x16,row>";
     case TR_SMEM: launch_smem<T, 1, 0, false>(a, in, out); return "k_smem";
     case TR_SMEM_PAD: launch_smem<T, 1, PAD, false>(a, in, out); return "k_smem<pad>";
     case TR_SMEM_UNROLL_PAD: launch_smem<T, 2, PAD, false>(a, in, out); return "k_smem<unroll2,pad>";
@@ -377,6 +390,7 @@ const char *launch(int rung, const Args &a, const T *in, T *out)
     case TR_VEC16:
     case TR_VEC16_WIDE:
     case TR_VEC16_STREAM:
+    case TR_VEC16_GROUPED:
         if (!vec_ok(in, a.ld_in, out, a.ld_out, sizeof(T))) {
             launch_tile32<T>(a, in, out); /* unaligned rows: no 16-byte accesses */
             return "k_tile32";
@@ -385,11 +399,15 @@ const char *launch(int rung, const Args &a, const T *in, T *out)
             if constexpr (f32) launch_vec<T, 32, 128>(a, in, out); /* 32x32 floats    */
             else launch_vec<T, 16, 128>(a, in, out);     /* 16x16 doubles   */
         } else if (rung == TR_VEC16_WIDE) {
+            /* 64 bytes of loads in flight a thread either way */
             if constexpr (f32) launch_vec<T, 64, 256>(a, in, out); /* 64x64 floats    */
-            else launch_vec<T, 32, 256>(a, in, out);     /* 32x32 doubles   */
-        } else { /* evict-first loads and stores: data touched once */
+            else launch_vec<T, 32, 128>(a, in, out);     /* 32x32 doubles   */
+        } else if (rung == TR_VEC16_STREAM) { /* evict-first: data touched once */
             if constexpr (f32) launch_vec<T, 64, 256, true>(a, in, out);
-            else launch_vec<T, 32, 256, true>(a, in, out);
+            else launch_vec<T, 32, 128, true>(a, in, out);
+        } else {
+            if constexpr (f32) launch_vec<T, 64, 256>(a, in, out, ORDER_GROUPED);
+            else launch_vec<T, 32, 128>(a, in, out, ORDER_GROUPED);
         }
         return "k_vec";
     }

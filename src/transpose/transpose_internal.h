@@ -33,6 +33,7 @@ enum cupat_transpose_rung {
     TR_VEC16,            /* 16-byte accesses, swizzled 128-byte tile rows       */
     TR_VEC16_WIDE,       /* 16-byte accesses, 256-byte tile rows: the default   */
     TR_VEC16_STREAM,     /* the same with evict-first cache hints               */
+    TR_VEC16_GROUPED,    /* the same, tiles in grouped (squarish) order          */
     TR_CUDA_COUNT,
     TR_CPU_NAIVE = TR_CUDA_COUNT, /* OpenMP over output rows                    */
     TR_CPU,                       /* OpenMP, cache-blocked 32x32: CPU default   */

@@ -203,6 +203,11 @@ int cmd_bench(int argc, char **argv)
         }
         sizep = &size;
     }
+    if (sweep && only) {
+        fprintf(stderr, "%s: --variant does not apply to --sweep-blocks (it sweeps one kernel)\n",
+                CMD);
+        return 2;
+    }
     if (sweep && (all || !one->sweep)) {
         fprintf(stderr, "%s: --sweep-blocks is an experiment of matadd only, not '%s'\n", CMD,
                 pattern);

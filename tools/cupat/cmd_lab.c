@@ -88,7 +88,8 @@ static void usage(FILE *f)
             "Options:\n"
             "  --n COUNT     elements of the 1D experiments (default 2^26; matrix 4096x4096)\n"
             "  --reps N      timed calls a row (default: adaptive)\n"
-            "  --ncu         also run under Nsight Compute (ncu on PATH) and print load/store\n"
+            "  --ncu         also run under Nsight Compute (ncu from $CUPAT_NCU, the PATH or\n"
+            "                $CUDA_HOME/bin) and print load/store\n"
             "                efficiency, sectors per request, shared wavefronts and bank\n"
             "                conflicts; needs permission to read GPU counters\n"
             "  --device N    CUDA device (the lab needs the CUDA backend)\n"
@@ -136,6 +137,23 @@ static double parse_value(const char *s)
     return end == buf ? -1.0 : v;
 }
 
+/* $CUPAT_NCU, else ncu on the PATH, else the toolkit's; NULL if none. */
+static const char *find_ncu(char *buf, size_t len)
+{
+    const char *env = getenv("CUPAT_NCU");
+    if (env && *env) return env;
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        snprintf(buf, len, "%.*s/ncu", (int)n, path);
+        if (n && access(buf, X_OK) == 0) return buf;
+        path += n + (path[n] == ':');
+    }
+    const char *home = getenv("CUDA_HOME");
+    snprintf(buf, len, "%s/bin/ncu", home && *home ? home : "/usr/local/cuda");
+    return access(buf, X_OK) == 0 ? buf : NULL;
+}
+
 static void run_ncu(lab *L, const int *want, const char *nstr)
 {
     counters *c = &L->ncu;
@@ -146,8 +164,15 @@ static void run_ncu(lab *L, const int *want, const char *nstr)
         return;
     }
     self[len] = '\0';
-    char cmd[8192];
-    int k = snprintf(cmd, sizeof cmd, "ncu --csv --target-processes all -k regex:lab_ --metrics ");
+    char ncu_buf[4096];
+    const char *ncu = find_ncu(ncu_buf, sizeof ncu_buf);
+    if (!ncu) {
+        snprintf(c->why, sizeof c->why, "ncu not found (PATH, $CUDA_HOME/bin; or set CUPAT_NCU)");
+        return;
+    }
+    char cmd[16384];
+    int k = snprintf(cmd, sizeof cmd, "'%s' --csv --target-processes all -k regex:lab_ --metrics ",
+                     ncu);
     for (int m = 0; m < NMETRIC; m++)
         k += snprintf(cmd + k, sizeof cmd - k, "%s%s,%s", m ? "," : "", global_metrics[m],
                       shared_metrics[m]);
