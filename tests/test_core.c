@@ -54,8 +54,13 @@ static void test_memory(cupat_ctx *ctx)
     CHECK_OK(ctx, cupat_malloc(ctx, &p, 0));
     CHECK(p == NULL, "malloc of 0 bytes gives NULL");
     CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "ptr is NULL", cupat_malloc(ctx, NULL, 8));
-    CHECK_FAILS(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "bytes = ", cupat_malloc(ctx, &p, SIZE_MAX / 2));
-    CHECK(p == NULL, "failed malloc leaves NULL");
+    /* Skipped in --small mode: compute-sanitizer counts the refused cudaMalloc
+     * as an API error even though the library handles it. */
+    if (!t_small) {
+        CHECK_FAILS(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "bytes = ",
+                    cupat_malloc(ctx, &p, SIZE_MAX / 2));
+        CHECK(p == NULL, "failed malloc leaves NULL");
+    }
     CHECK_OK(ctx, cupat_free(ctx, NULL));
 
     enum { N = 4099 };

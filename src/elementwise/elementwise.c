@@ -21,10 +21,12 @@
         {pat, "vec4", "16-byte float4 loads/stores; scalar head/tail for misaligned starts", \
          "PCCP 4.3", CUDA, 0},                                                           \
         {pat, "vec4-unroll", "4 independent float4 loads per input in flight per thread", \
-         "PCCP 4.3", CUDA, 1},                                                           \
+         "PCCP 4.3", CUDA, 0},                                                           \
         {pat, "vec4-stream", "evict-first streaming cache hints (__ldcs/__stcs)",        \
          "CUDA PG 6.2.3", CUDA, 0},                                                      \
         {pat, "vec4-tile", "no loop: the grid covers n, 4 float4s per thread, blocks retire", \
+         "PMPP 6.3", CUDA, 1},                                                           \
+        {pat, "vec4-tile8", "vec4-tile with 8 float4s per thread: twice the bytes in flight", \
          "PMPP 6.3", CUDA, 0},                                                           \
         {pat, "bulk-copy", "Hopper bulk copy engine (cp.async.bulk + mbarrier) into shared", \
          "CUDA PG TMA", CUDA, 0},                                                        \
@@ -42,7 +44,9 @@ static const cupat_variant_info matadd_rungs[] = {
      0},
     {"matadd", "vec4-rows",
      "float4 along 16-byte aligned rows, flat grid-stride over (row, unit)", "PCCP 4.3", CUDA,
-     1},
+     0},
+    {"matadd", "vec4-tile", "no loop: a 2D grid of row slices, 4 float4s a thread", "PMPP 6.3",
+     CUDA, 1},
     {"matadd", "cpu", "OpenMP over rows, SIMD along a row", "OpenMP", CPU, 1},
 };
 

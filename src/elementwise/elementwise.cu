@@ -314,6 +314,13 @@ static cupat_status ew_launch(cupat_ctx *ctx, int rung, size_t n, float alpha, c
                                                                     b, c);
         return cupat__launched(ctx, bulk ? "ew_bulk" : "ew_vec4_tile<4>");
     }
+    case EW_VEC4_TILE8: {
+        unsigned grid = 1;
+        size_t head = 0, n4 = 0, tail = 0;
+        CUPAT_TRY(ew_tiled_launch(ctx, 8 * EW_BLOCK, n, a, &grid, &head, &n4, &tail));
+        ew_vec4_tile<OP, 8><<<grid, EW_BLOCK, 0, ctx->stream>>>(head, n4, tail, alpha, a, b, c);
+        return cupat__launched(ctx, "ew_vec4_tile<8>");
+    }
     }
     return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "vadd/saxpy: no CUDA rung %d", rung);
 }
@@ -391,6 +398,23 @@ cupat_status cupat__matadd_2d_cuda(cupat_ctx *ctx, unsigned bx, unsigned by, siz
     return cupat__launched(ctx, "ma_2d");
 }
 
+/* vec4-tile (matadd) — vadd's no-loop tile applied per row: blockIdx.x picks
+ * a 4 x 256-float4 slice of a row, blockIdx.y the row (rows past the grid's
+ * 65535 loop). Needs 16-byte aligned rows and cols % 4 == 0. */
+__global__ void __launch_bounds__(EW_BLOCK)
+    ma_vec4_tile(size_t rows, size_t upr, const float *A, size_t lda, const float *B,
+                 size_t ldb, float *C, size_t ldc)
+{
+    size_t u0 = (size_t)blockIdx.x * 4 * EW_BLOCK + threadIdx.x;
+    bool full = u0 + 3 * EW_BLOCK < upr;
+    for (size_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        const float4 *a = (const float4 *)(A + r * lda), *b = (const float4 *)(B + r * ldb);
+        float4 *c = (float4 *)(C + r * ldc);
+        if (full) ew_tile<EW_OP_ADD, 4, false, false>(u0, EW_BLOCK, upr, 0.f, a, b, c);
+        else ew_tile<EW_OP_ADD, 4, false, true>(u0, EW_BLOCK, upr, 0.f, a, b, c);
+    }
+}
+
 cupat_status cupat__matadd_cuda(cupat_ctx *ctx, int rung, size_t rows, size_t cols,
                                 const float *A, size_t lda, const float *B, size_t ldb,
                                 float *C, size_t ldc)
@@ -414,6 +438,20 @@ cupat_status cupat__matadd_cuda(cupat_ctx *ctx, int rung, size_t rows, size_t co
                             cdiv(rows * upr, EW_BLOCK), &grid));
         ma_vec4_rows<<<grid, EW_BLOCK, 0, ctx->stream>>>(rows, vpr, upr, A, lda, B, ldb, C, ldc);
         return cupat__launched(ctx, "ma_vec4_rows");
+    }
+    case MA_VEC4_TILE: {
+        /* Contiguous rows are one vector: the vadd tile covers it whole. */
+        if (lda == cols && ldb == cols && ldc == cols)
+            return ew_launch<EW_OP_ADD>(ctx, EW_VEC4_TILE, rows * cols, 0.f, A, B, C);
+        int vec = aligned(A, 16) && aligned(B, 16) && aligned(C, 16) && lda % 4 == 0 &&
+                  ldb % 4 == 0 && ldc % 4 == 0 && cols % 4 == 0;
+        size_t upr = cols / 4;
+        /* Narrow rows would leave most of a 1024-unit slice idle: walk them flat. */
+        if (!vec || upr < 2 * EW_BLOCK)
+            return cupat__matadd_cuda(ctx, MA_VEC4_ROWS, rows, cols, A, lda, B, ldb, C, ldc);
+        dim3 grid((unsigned)cdiv(upr, 4 * EW_BLOCK), grid_y(rows));
+        ma_vec4_tile<<<grid, EW_BLOCK, 0, ctx->stream>>>(rows, upr, A, lda, B, ldb, C, ldc);
+        return cupat__launched(ctx, "ma_vec4_tile");
     }
     }
     return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "matadd: no CUDA rung %d", rung);
