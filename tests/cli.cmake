@@ -37,18 +37,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
   return()
 endif()
 
-# cupat_cli_test(NAME "ARGS" [RC regex] [OUT regex] [ERR regex] [ERR_LINES n] [ANY regex])
-function(cupat_cli_test name args)
-  cmake_parse_arguments(T "" "RC;OUT;ERR;ERR_LINES;ANY" "" ${ARGN})
-  set(defs -DEXE=$<TARGET_FILE:cupat_cli> "-DARGS=${args}")
-  foreach(k RC OUT ERR ERR_LINES ANY)
-    if(DEFINED T_${k})
-      list(APPEND defs "-D${k}=${T_${k}}")
-    endif()
-  endforeach()
-  add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_LIST_FILE})
-  set_tests_properties(cli.${name} PROPERTIES LABELS cli)
-endfunction()
+# cupat_cli_test is defined in tests/CMakeLists.txt.
 
 # The frame: help, version, bad commands.
 cupat_cli_test(help "--help" RC 0 OUT "Usage: cupat <command>" ERR_LINES 0)

@@ -13,29 +13,14 @@ if(NETPBM_INCLUDE_DIR AND NETPBM_LIBRARY)
 endif()
 
 # CLI tests run the binary through cli.cmake's checker (exit code and output
-# together). image_cli_test(NAME "ARGS" [RC r] [OUT r] [ERR r] [ERR_LINES n] [ANY r]
-#                           [SETUP fixture] [REQUIRES fixture])
+# together); image_cli_test takes cupat_cli_test's arguments.
 set(IMG_DATA ${PROJECT_SOURCE_DIR}/tests/data)
 set(IMG_OUT ${CMAKE_CURRENT_BINARY_DIR}/image_cli)
 file(MAKE_DIRECTORY ${IMG_OUT})
-function(image_cli_test name args)
-  cmake_parse_arguments(T "" "RC;OUT;ERR;ERR_LINES;ANY;SETUP;REQUIRES" "" ${ARGN})
-  set(defs -DEXE=$<TARGET_FILE:cupat_cli> "-DARGS=${args}")
-  foreach(k RC OUT ERR ERR_LINES ANY)
-    if(DEFINED T_${k})
-      list(APPEND defs "-D${k}=${T_${k}}")
-    endif()
-  endforeach()
-  add_test(NAME cli.image.${name}
-           COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_SOURCE_DIR}/cli.cmake)
-  set_tests_properties(cli.image.${name} PROPERTIES LABELS "cli;image")
-  if(T_SETUP)
-    set_tests_properties(cli.image.${name} PROPERTIES FIXTURES_SETUP ${T_SETUP})
-  endif()
-  if(T_REQUIRES)
-    set_tests_properties(cli.image.${name} PROPERTIES FIXTURES_REQUIRED ${T_REQUIRES})
-  endif()
-endfunction()
+# image tests are cli.image.NAME, labelled cli and image.
+macro(image_cli_test name args)
+  cupat_cli_test(image.${name} "${args}" LABELS image ${ARGN})
+endmacro()
 
 # Arguments: checked before any file is touched.
 image_cli_test(gray_help "gray --help" RC 0 OUT "Usage: cupat gray IN OUT" ERR_LINES 0)

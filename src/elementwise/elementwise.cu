@@ -97,6 +97,30 @@ __device__ __forceinline__ void st4(float4 *p, float4 v)
     else *p = v;
 }
 
+/* The scalar edges of a float4 walk: the head (elements before the first
+ * 16-byte boundary, < 4) and the tail (after the last whole float4, < 4),
+ * done by the grid's first threads. */
+template <int OP>
+__device__ __forceinline__ void ew_edges(size_t head, size_t n4, size_t tail, float alpha,
+                                         const float *a, const float *b, float *c)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < head) c[t] = ew_f<OP>(alpha, a[t], b[t]);
+    if (t < tail) {
+        size_t i = head + 4 * n4 + t;
+        c[i] = ew_f<OP>(alpha, a[i], b[i]);
+    }
+}
+
+/* Split n floats at `a` into head, whole float4s and tail (see ew_edges). */
+static void ew_split(size_t n, const float *a, size_t *head, size_t *n4, size_t *tail)
+{
+    *head = ((16 - ((uintptr_t)a & 15)) & 15) / sizeof(float);
+    if (*head > n) *head = n;
+    *n4 = (n - *head) / 4;
+    *tail = n - *head - 4 * *n4;
+}
+
 /* One grid-stride step of the vec4 rungs: U float4s of each input at i0,
  * i0 + step, ... are all loaded before any is used or stored. GUARD only on
  * the last, partial tile, so full tiles issue their loads back to back. */
@@ -128,19 +152,13 @@ __device__ __forceinline__ void ew_tile(size_t i0, size_t step, size_t n4, float
  * arrays may alias).
  * vec4-stream — adds the evict-first hints __ldcs/__stcs (CUDA PG 6.2.3:
  * streaming accesses): data touched once should not displace L2 lines.
- * The head (elements before the first 16-byte boundary, < 4) and the tail
- * (after the last whole float4, < 4) go scalar in the first threads. */
+ * The head and tail go scalar in the first threads (ew_edges). */
 template <int OP, int U, bool STREAM>
 __global__ void __launch_bounds__(EW_BLOCK)
     ew_vec4(size_t head, size_t n4, size_t tail, float alpha, const float *a, const float *b,
             float *c)
 {
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < head) c[t] = ew_f<OP>(alpha, a[t], b[t]);
-    if (t < tail) {
-        size_t i = head + 4 * n4 + t;
-        c[i] = ew_f<OP>(alpha, a[i], b[i]);
-    }
+    ew_edges<OP>(head, n4, tail, alpha, a, b, c);
     const float4 *a4 = (const float4 *)(a + head), *b4 = (const float4 *)(b + head);
     float4 *c4 = (float4 *)(c + head);
     const size_t step = blockDim.x, tile = (size_t)U * step;
@@ -156,9 +174,8 @@ template <int OP, int U, bool STREAM>
 static cupat_status ew_vec4_launch(cupat_ctx *ctx, size_t n, float alpha, const float *a,
                                    const float *b, float *c, const char *name)
 {
-    size_t head = ((16 - ((uintptr_t)a & 15)) & 15) / sizeof(float);
-    if (head > n) head = n;
-    size_t n4 = (n - head) / 4, tail = n - head - 4 * n4;
+    size_t head, n4, tail;
+    ew_split(n, a, &head, &n4, &tail);
     unsigned grid;
     CUPAT_TRY(fill_grid(ctx, (const void *)ew_vec4<OP, U, STREAM>, EW_BLOCK, 0,
                         cdiv(n4, (size_t)U * EW_BLOCK), &grid));
@@ -175,12 +192,7 @@ __global__ void __launch_bounds__(EW_BLOCK)
     ew_vec4_tile(size_t head, size_t n4, size_t tail, float alpha, const float *a,
                  const float *b, float *c)
 {
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < head) c[t] = ew_f<OP>(alpha, a[t], b[t]);
-    if (t < tail) {
-        size_t i = head + 4 * n4 + t;
-        c[i] = ew_f<OP>(alpha, a[i], b[i]);
-    }
+    ew_edges<OP>(head, n4, tail, alpha, a, b, c);
     size_t i0 = (size_t)blockIdx.x * U * EW_BLOCK + threadIdx.x;
     const float4 *a4 = (const float4 *)(a + head), *b4 = (const float4 *)(b + head);
     float4 *c4 = (float4 *)(c + head);
@@ -206,12 +218,7 @@ __global__ void __launch_bounds__(EW_BLOCK)
     ew_bulk(size_t head, size_t n4, size_t tail, float alpha, const float *a, const float *b,
             float *c)
 {
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < head) c[t] = ew_f<OP>(alpha, a[t], b[t]);
-    if (t < tail) {
-        size_t i = head + 4 * n4 + t;
-        c[i] = ew_f<OP>(alpha, a[i], b[i]);
-    }
+    ew_edges<OP>(head, n4, tail, alpha, a, b, c);
     const float4 *a4 = (const float4 *)(a + head), *b4 = (const float4 *)(b + head);
     float4 *c4 = (float4 *)(c + head);
     size_t base = (size_t)blockIdx.x * BULK_TILE4;
@@ -257,10 +264,7 @@ static cupat_status ew_tiled_launch(cupat_ctx *ctx, size_t per_block,
                                     size_t n, const float *a, unsigned *grid, size_t *head,
                                     size_t *n4, size_t *tail)
 {
-    *head = ((16 - ((uintptr_t)a & 15)) & 15) / sizeof(float);
-    if (*head > n) *head = n;
-    *n4 = (n - *head) / 4;
-    *tail = n - *head - 4 * *n4;
+    ew_split(n, a, head, n4, tail);
     size_t blocks = cdiv(*n4, per_block);
     if (blocks == 0) blocks = 1; /* head and tail still need a thread */
     if (blocks > INT_MAX)
