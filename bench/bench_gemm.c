@@ -256,7 +256,9 @@ cupat_status bench_gemm_cases(bench_run *run, const bench_size *size)
 
 /* Every tile configuration of the multistage kernel with split-K 1, 2, 4, 8
  * on each shape, beside cuBLAS: the measurements the auto rung's efficiency
- * table (src/gemm/gemm_async.cu) and its choice are checked against. */
+ * table (src/gemm/gemm_async.cuh) and its choice are checked against. Splits
+ * are skipped where the unsplit grid already fills a wave or the split one
+ * would need more than two. */
 cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size)
 {
     static const int splits[] = {1, 2, 4, 8};
@@ -288,11 +290,18 @@ cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size)
         }
         for (int cfg = 0; t && !s && cfg < cupat__gemm_nconfigs; cfg++) {
             const cupat_gemm_config *g = &cupat__gemm_configs[cfg];
-            cupat_gemm_resources res;
+            cupat_gemm_resources res = {0};
             double occ = cupat__gemm_cuda_async_resources(run->ctx, cfg, &res) ? -1
                                                                               : res.occupancy;
+            size_t tiles = ((sh[q].m + g->bm - 1) / g->bm) * ((sh[q].n + g->bn - 1) / g->bn);
+            size_t slots = (size_t)(run->ctx->sm_count > 0 ? run->ctx->sm_count : 132) *
+                           (size_t)(occ >= 0 && res.blocks_per_sm > 0 ? res.blocks_per_sm : 1);
             for (size_t z = 0; z < sizeof splits / sizeof splits[0]; z++) {
                 if (splits[z] > 1 && sh[q].k < (size_t)splits[z] * 4 * g->bk) break;
+                /* a full wave without split-K, or more than two with it:
+                 * splitting only adds traffic (and sweep time) */
+                if (splits[z] > 1 && (tiles >= slots || tiles * (size_t)splits[z] > 2 * slots))
+                    break;
                 char name[64];
                 snprintf(name, sizeof name, "%s s%d", g->name, splits[z]);
                 bench_progress(run, "bench gemm sweep %s: %s", label, name);
@@ -305,7 +314,7 @@ cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size)
                 st.split = splits[z];
                 row->bx = (unsigned)g->threads;
                 row->by = 1;
-                row->gx = ((sh[q].m + g->bm - 1) / g->bm) * ((sh[q].n + g->bn - 1) / g->bn);
+                row->gx = tiles;
                 row->gy = (size_t)splits[z];
                 row->occupancy = occ;
                 bench_measure(run, t, row, gemm_config_run, poison_c, gemm_check, 1, &st);

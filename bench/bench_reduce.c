@@ -4,7 +4,9 @@
  *
  * f32 sum runs the whole ladder; i32 sum, f32 max and f32 argmax run the
  * rungs beyond the books (the ones that can beat CUB). The recursive rungs
- * (dynamic parallelism) launch ~n/512 x 8 grids: they run at n <= 2^24 only.
+ * (dynamic parallelism) launch ~n/512 x 8 grids: they run at n <= 2^24 only
+ * (the library refuses more). CUPAT_BENCH_REDUCE_SWEEP (below) adds rows
+ * for the configurations of even_share.
  * Every checked call must lie within its rung's a-priori error bound. */
 #include "harness.h"
 
@@ -23,7 +25,19 @@ int bench_cub_reduce(cupat_type t, cupat_op op, const void *x, size_t n, void *o
                      size_t *temp_bytes, cupat_stream s);
 
 enum { SEED_X = 41, SEED_Y = 42 };
-#define CDP_MAX_N ((size_t)1 << 24)
+#define CDP_MAX_N CUPAT_REDUCE_CDP_MAX_N
+
+/* CUPAT_BENCH_REDUCE_SWEEP=1: after the ladder of f32 sum, i32 sum and f32
+ * max, time even_share in more configurations (grid: sub 0 = one tile per
+ * block, else sub x resident; block; 16-byte loads in flight per thread;
+ * cache hint), one row each, named "es s<sub> b<block> l<loads> h<hint>".
+ * CUPAT_BENCH_REDUCE_SWEEP=full: every combination (sub 0, 1, 2, 4 x block x
+ * loads x hint: 32 rows); otherwise each knob moved alone from sub 0, and
+ * sub 1, 2, 4, 16. The library's configuration is put back afterwards. */
+static const reduce_even_cfg sweep_short[] = {
+    {0, 4, 256, 0}, {1, 4, 256, 0}, {2, 4, 256, 0}, {4, 4, 256, 0}, {16, 4, 256, 0},
+    {0, 8, 256, 0}, {0, 4, 512, 0}, {0, 4, 256, 1}, {0, 8, 256, 1}, {2, 4, 256, 1},
+};
 
 typedef struct red_state {
     size_t n;
@@ -247,6 +261,41 @@ static cupat_status run_table(bench_run *run, red_state *st, const char *title, 
         } else {
             bench_measure(run, t, row, red_run, red_prepare, red_check, 1, st);
         }
+    }
+    const char *sweep = getenv("CUPAT_BENCH_REDUCE_SWEEP");
+    if (sweep && *sweep && strcmp(sweep, "0") != 0 && !st->dot && run->backend == CUPAT_BACKEND_CUDA &&
+        (st->type == CUPAT_F32 || st->type == CUPAT_I32) && st->op != CUPAT_OP_ARGMAX &&
+        (!only || !strcmp(only, "even_share"))) {
+        reduce_even_cfg keep = cupat__reduce_even_get();
+        reduce_even_cfg full[32];
+        const reduce_even_cfg *cfgs = sweep_short;
+        size_t ncfg = sizeof sweep_short / sizeof sweep_short[0];
+        if (!strcmp(sweep, "full")) {
+            for (int k = 0; k < 32; k++)
+                full[k] = (reduce_even_cfg){(1 << (k >> 3)) >> 1, k & 4 ? 8 : 4, k & 2 ? 512 : 256, k & 1};
+            cfgs = full;
+            ncfg = 32;
+        }
+        CUPAT_TRY(cupat_set_variant(run->ctx, pattern, "even_share"));
+        st->rung = RR_EVEN_SHARE;
+        for (size_t k = 0; k < ncfg; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "es s%d b%d l%d h%d", cfgs[k].sub, cfgs[k].block,
+                     cfgs[k].loads, cfgs[k].hint);
+            bench_progress(run, "bench %s %s: %s", pattern, label, name);
+            bench_row *row = bench_table_add(run, t, name, BENCH_ROW_RUNG);
+            if (!row) return CUPAT_ERROR_OUT_OF_MEMORY;
+            row->technique = "even_share sweep: grid s0 one tile a block / s<k> k x resident; "
+                             "block; 16-byte loads in flight; hint 0 ldg, 1 "
+                             "L1::no_allocate.L2::256B";
+            if (cupat__reduce_even_set(&cfgs[k]) != 0) {
+                row->verdict = BENCH_ERROR;
+                snprintf(row->message, sizeof row->message, "configuration refused");
+                continue;
+            }
+            bench_measure(run, t, row, red_run, red_prepare, red_check, 1, st);
+        }
+        cupat__reduce_even_set(&keep);
     }
     cupat_set_variant(run->ctx, pattern, NULL);
     if (run->backend == CUPAT_BACKEND_CUDA && !only) {

@@ -11,6 +11,8 @@
  * IEEE special values, determinism, bad arguments, and the dot-product
  * example of the lecture "Advanced Techniques".
  *
+ * even_share runs in every configuration the bench sweeps; the CDP rungs at
+ * their cap, 2^24, and refuse 2^24 + 1.
  * Options: --small (sizes <= 2^16, for compute-sanitizer), --rung NAME (one
  * rung only), --report (print each rung's f32 sum error, for docs/reduce.md);
  * CUPAT_TEST_NO_CDP=1 skips the dynamic-parallelism rungs. */
@@ -487,10 +489,10 @@ static void test_specials(void)
 static void test_determinism(void)
 {
     size_t n = t_small ? ((size_t)1 << 16) + 3 : t_backend == CUPAT_BACKEND_CUDA ? ((size_t)1 << 24) + 3 : ((size_t)1 << 22) + 3;
-    const char *rungs_cuda[] = {"decoupled", "compensated", "last_block", "persistent", "shfl"};
+    const char *rungs_cuda[] = {"decoupled", "even_share", "compensated", "last_block", "persistent", "shfl"};
     const char *rungs_cpu[] = {"openmp", "openmp_compensated"};
     const char **rs = t_backend == CUPAT_BACKEND_CUDA ? rungs_cuda : rungs_cpu;
-    size_t nrs = t_backend == CUPAT_BACKEND_CUDA ? 5 : 2;
+    size_t nrs = t_backend == CUPAT_BACKEND_CUDA ? 6 : 2;
     float *h = xmalloc(n * sizeof *h);
     gen(CUPAT_F32, h, n, 0);
     float *dx = dalloc(n * sizeof *h);
@@ -523,6 +525,93 @@ static void test_determinism(void)
     }
     CHECK_OK(ctx, cupat_set_variant(ctx, "reduce", NULL));
     dfree(dx);
+    free(h);
+}
+
+/* even_share in every configuration the bench sweeps (block 256/512, 4 or 8
+ * loads in flight, cache hint; grid one tile per block, 1 or 7 x resident):
+ * f32 sum (bound), i32
+ * sum, f32 max, f32 argmax (exact), aligned and misaligned. */
+static void test_even_configs(void)
+{
+    if (t_backend != CUPAT_BACKEND_CUDA) return;
+    if (only_rung && strcmp(only_rung, "even_share") != 0) return;
+    const cupat_variant_info *list;
+    size_t nv = 0;
+    CHECK_OK(NULL, cupat_variants("reduce", &list, &nv));
+    int idx = -1;
+    for (size_t i = 0; i < nv; i++)
+        if (strcmp(list[i].name, "even_share") == 0) idx = (int)i;
+    CHECK(idx >= 0, "even_share is registered");
+    if (idx < 0) return;
+    /* 2^24 + 7: G > block in every configuration, so the two-level finish
+     * runs (one group only under --small) */
+    size_t n = t_small ? 40000 : ((size_t)1 << 24) + 7;
+    float *h = xmalloc((n + 1) * 4);
+    gen(CUPAT_F32, h, n + 1, 0);
+    float *dx = dalloc((n + 1) * 4);
+    put(dx, h, (n + 1) * 4);
+    void *dres = dalloc(16);
+    const cupat_type ts[4] = {CUPAT_F32, CUPAT_I32, CUPAT_F32, CUPAT_F32};
+    const cupat_op os[4] = {CUPAT_OP_SUM, CUPAT_OP_SUM, CUPAT_OP_MAX, CUPAT_OP_ARGMAX};
+    const int subs[3] = {0, 1, 7};
+    CHECK_OK(ctx, cupat_set_variant(ctx, "reduce", "even_share"));
+    for (int mis = 0; mis < 2; mis++)
+        for (int q = 0; q < 4; q++) {
+            ref_t r;
+            reference(ts[q], os[q], h + mis, n, &r);
+            for (int key = 0; key < 8; key++)
+                for (int si = 0; si < 3; si++) {
+                    reduce_even_cfg c = {subs[si], key & 4 ? 8 : 4, key & 2 ? 512 : 256, key & 1};
+                    CHECK(cupat__reduce_even_set(&c) == 0, "even config %d", key);
+                    char name[64];
+                    snprintf(name, sizeof name, "even_share[sub %d loads %d block %d hint %d%s]",
+                             c.sub, c.loads, c.block, c.hint, mis ? " misaligned" : "");
+                    run_check(name, idx, ts[q], os[q], n, dx + mis, &r, dres, (key + si) & 1);
+                }
+        }
+    reduce_even_cfg bad = {0, 4, 256, 0};
+    CHECK(cupat__reduce_even_set(&bad) == -1, "even config sub 0 refused");
+    CHECK(cupat__reduce_even_set(NULL) == 0, "even config defaults");
+    CHECK_OK(ctx, cupat_set_variant(ctx, "reduce", NULL));
+    dfree(dx);
+    dfree(dres);
+    free(h);
+}
+
+/* The dynamic-parallelism rungs at their largest accepted size, 2^24 (many
+ * host chunks, the device launch pool sized from the launch plan), and the
+ * refusal one element above it. */
+static void test_cdp_cap(void)
+{
+    if (t_backend != CUPAT_BACKEND_CUDA || t_small || no_cdp) return;
+    if (only_rung && !is_cdp(only_rung)) return;
+    const size_t n = CUPAT_REDUCE_CDP_MAX_N;
+    const cupat_variant_info *list;
+    int idx[64];
+    size_t nr = rungs_of("reduce", &list, idx);
+    float *h = xmalloc((n + 1) * 4);
+    gen(CUPAT_F32, h, n + 1, 0);
+    float *dx = dalloc((n + 1) * 4);
+    put(dx, h, (n + 1) * 4);
+    void *dres = dalloc(16);
+    ref_t rs, ra;
+    reference(CUPAT_F32, CUPAT_OP_SUM, h, n, &rs);
+    reference(CUPAT_F32, CUPAT_OP_ARGMAX, h, n, &ra);
+    for (size_t k = 0; k < nr; k++) {
+        const char *name = list[idx[k]].name;
+        if (!is_cdp(name)) continue;
+        CHECK_OK(ctx, cupat_set_variant(ctx, "reduce", name));
+        run_check(name, idx[k], CUPAT_F32, CUPAT_OP_SUM, n, dx, &rs, dres, 1);
+        run_check(name, idx[k], CUPAT_F32, CUPAT_OP_ARGMAX, n, dx, &ra, dres, 0);
+        float got = 0;
+        CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, "n <= 2^24",
+                    cupat_reduce_host(ctx, CUPAT_F32, CUPAT_OP_SUM, n + 1, dx, &got));
+        printf("%s: n = 2^24 checked, 2^24 + 1 refused\n", name);
+    }
+    CHECK_OK(ctx, cupat_set_variant(ctx, "reduce", NULL));
+    dfree(dx);
+    dfree(dres);
     free(h);
 }
 
@@ -879,6 +968,8 @@ int main(int argc, char **argv)
     test_ties_misaligned();
     test_specials();
     test_determinism();
+    test_even_configs();
+    test_cdp_cap();
     test_dot();
     test_huge();
     printf("cpu time %.1f s\n", (double)(clock() - t0) / CLOCKS_PER_SEC);

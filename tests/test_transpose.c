@@ -72,6 +72,10 @@ static void test_rungs(cupat_ctx *ctx)
         {1, 1, 0, 0, 0},     {1, 300, 0, 0, 0},    {300, 1, 0, 0, 0},  {31, 33, 0, 0, 0},
         {33, 31, 40, 35, 0}, {64, 64, 0, 0, 0},    {128, 96, 0, 0, 0}, {100, 37, 41, 104, 0},
         {130, 257, 260, 132, 0}, {200, 300, 0, 0, 0}, {130, 257, 260, 132, 1}, /* unaligned bases */
+        /* more tiles than one wave of the persistent rung's blocks (vec8_2x2_pipe:
+         * 625 / 1250 tiles), so its double-buffered loop turns over under
+         * compute-sanitizer's --small runs too */
+        {1, 40000, 0, 0, 0}, {40000, 1, 0, 0, 0},
     };
     static const shape big[] = {
         {4097, 3001, 0, 0, 0}, {4097, 3001, 3004, 4100, 0}, {1024, 2048, 0, 0, 0}, {3001, 4097, 4099, 3003, 0},

@@ -27,3 +27,7 @@ cupat_lab_cli_test(lab_unknown "lab access bogus" RC 2 ERR "unknown experiment '
 # Without a device: exit 1 and one line saying why; with one: the tables.
 cupat_lab_cli_test(lab_copy "lab access copy --n 2^20 --reps 3" RC "0|1"
                    ANY "copyKernelVersion3.*ok|need a GPU")
+# Every experiment, small: every row checked, and no row may FAIL (a failed
+# row prints a "! name: FAIL" line, so the whole output must hold no '!').
+cupat_lab_cli_test(lab_all "lab access --n 2^16 --reps 2" RC "0|1"
+                   ANY "^[^!]*zero-copy [^!]* ok [^!]*$|need a GPU")

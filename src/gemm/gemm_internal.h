@@ -1,5 +1,6 @@
 /* gemm_internal.h — what gemm.c (entry points, dispatch), gemm.cu (the teaching
- * ladder), gemm_async.cu (the multistage kernels), gemm_cpu.c and the bench share.
+ * ladder), gemm_async.cuh + gemm_async*.cu (the multistage
+ * kernels), gemm_cpu.c and the bench share.
  *
  * Every problem reaching a backend is row-major: gemm.c turns a column-major
  * call into the row-major problem C^T = op(B)^T op(A)^T (same memory, roles of A
@@ -56,11 +57,14 @@ enum {
 };
 enum { GEMV_NAIVE = 0, GEMV_WARP, GEMV_CPU, GEMV_NRUNGS };
 
-/* One tile configuration of the multistage kernel (gemm_async.cu). Every one
- * uses warp tiles of 64 x 32 and 8 x 8 outputs per thread. */
+/* One tile configuration of the multistage kernel (gemm_async.cu): CTA tile,
+ * pipeline depth, and outputs per thread (8 x 8: warp tiles of 64 x 32;
+ * 8 x 16 and 16 x 8: 64 x 64). */
 typedef struct cupat_gemm_config {
-    const char *name;  /* "128x128x16/4/2": BM x BN x BK / stages / min CTAs per SM */
+    const char *name;  /* "128x128x16/4/2 8x8": BM x BN x BK / stages / min CTAs per SM,
+                        * then outputs a thread TM x TN */
     int bm, bn, bk, stages, threads;
+    int tm, tn;        /* outputs a thread */
     int min_ctas;      /* __launch_bounds__ minimum CTAs per SM (register cap) */
     double eff;        /* expected fraction of FP32 peak on full waves (see gemm.c) */
 } cupat_gemm_config;

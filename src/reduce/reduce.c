@@ -88,6 +88,11 @@ static const cupat_variant_info reduce_rungs[RR_COUNT] = {
                       "and reduces the partials in fixed order",
                       "beyond the books (decoupled look-back, Merrill & Garland 2016)", CUDA,
                       1},
+    [RR_EVEN_SHARE] = {"reduce", "even_share",
+                       "block-contiguous even share: equal contiguous ranges, one 16 KiB "
+                       "tile a block by default, blocks retire in order; two-level "
+                       "decoupled finish, one kernel",
+                       "beyond the books (CUB GridEvenShare; Merrill & Garland 2016)", CUDA, 0},
     [RR_COMPENSATED] = {"reduce", "compensated",
                         "decoupled + TwoSum on every float addition (Neumaier-style "
                         "compensated sum)",

@@ -608,6 +608,92 @@ __global__ void __launch_bounds__(BS) k_stream(const T *__restrict__ x, const T 
     grid_finish<R, BS, FIN>(a, g, out);
 }
 
+// 16-byte load with a cache hint. HINT 0: ld.global.nc (__ldg). HINT 1:
+// ld.global.nc.L1::no_allocate.L2::256B: no L1 line for data read once, and
+// the L2 asked to fetch the whole 256-byte block around the miss (the
+// neighbouring sectors of this warp's 512-byte access arrive in one DRAM
+// request instead of several).
+template <typename T, int NV, int HINT> __device__ __forceinline__ void ldv_hint(const T *p, T (&v)[NV])
+{
+    if constexpr (HINT == 1 && NV * sizeof(T) == 16) {
+        int4 q;
+        asm("ld.global.nc.L1::no_allocate.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(q.x), "=r"(q.y), "=r"(q.z), "=r"(q.w)
+            : "l"(p));
+        memcpy(v, &q, 16);
+    } else {
+        ldv<T, NV>(p, v);
+    }
+}
+
+// Rung `even_share` — block-contiguous even share (CUB's GridEvenShare). The
+// nvec vectors are cut into G contiguous ranges whose lengths differ by at
+// most one vector; block b streams range b with BSZ threads, UL 16-byte
+// loads in flight per thread per iteration, and retires. G is one tile per
+// block (sub = 0, as vec16, up to BSZ x half the resident slots) or sub x
+// SMs x resident: blocks retire and new ones start in index order, so the
+// addresses in flight stay a narrow window, and the work is balanced to one
+// vector. One kernel: the two-level decoupled finish (grid_finish_2level)
+// costs four L2 round trips after the last tile whatever G is (level 1: one
+// partial a thread; level 2: at most slots / 2 groups, K = 4 loads a thread
+// in one round trip). Block 0 also
+// takes the elements before the first 16-byte boundary and the tail.
+// Registers: with 4-byte accumulators and 4 loads in flight the kernel fits
+// in 32 registers a thread, the budget of a full SM (2048 threads), without
+// spilling (ptxas, sm_90); the launch bounds keep the finish from raising
+// it. 8 loads need 59 (f32 sum): half the blocks per SM, the same bytes in
+// flight. Wider accumulators (f64, argmin/argmax) are left unbounded, as in
+// k_stream, rather than spill.
+template <class R, class TA, typename T, int NV, int BSZ, int UL, int HINT>
+__global__ void __launch_bounds__(BSZ, (UL == 4 && sizeof(typename R::Acc) <= 4) ? 2048 / BSZ : 1)
+    k_even(const T *__restrict__ x, size_t n, size_t head,
+                                              size_t nvec, GridScratch<typename R::Acc> g,
+                                              GridScratch<typename R::Acc> g2, void *out)
+{
+    constexpr size_t TILE = (size_t)BSZ * UL;
+    const size_t G = gridDim.x, b = blockIdx.x;
+    const size_t per = nvec / G, rem = nvec % G;
+    const size_t v0 = b * per + (b < rem ? b : rem);
+    const size_t len = per + (b < rem ? 1 : 0);
+    const T *xb = x + head + v0 * NV;
+    TA ta;
+    ta.init();
+    size_t t = 0;
+    for (; t + TILE <= len; t += TILE) {
+        T v[UL][NV];
+        u64 i0[UL];
+#pragma unroll
+        for (int u = 0; u < UL; u++) {
+            const size_t k = t + (size_t)u * BSZ + threadIdx.x;
+            ldv_hint<T, NV, HINT>(xb + k * NV, v[u]);
+            i0[u] = head + (v0 + k) * NV;
+        }
+        ta.tile(v, v, i0);
+    }
+    if (t < len) { // the rest of the range, less than a tile
+        // Every load issued before any add (clamped into the range, so none
+        // is conditional), then only the vectors in range are added.
+        T v[UL][NV];
+#pragma unroll
+        for (int u = 0; u < UL; u++) {
+            const size_t k = t + (size_t)u * BSZ + threadIdx.x;
+            ldv_hint<T, NV, HINT>(xb + (k < len ? k : len - 1) * NV, v[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < UL; u++) {
+            const size_t k = t + (size_t)u * BSZ + threadIdx.x;
+            if (k < len) ta.vec(v[u], v[u], head + (v0 + k) * NV);
+        }
+    }
+    if (b == 0) {
+        if (threadIdx.x < head) ta.one(x[threadIdx.x], T(0), threadIdx.x);
+        const size_t tail0 = head + nvec * NV;
+        if (tail0 + threadIdx.x < n) ta.one(x[tail0 + threadIdx.x], T(0), tail0 + threadIdx.x);
+    }
+    typename R::Acc a = block_reduce<R, BSZ>(ta.get());
+    grid_finish_2level<R, BSZ, 4>(a, g, g2, out);
+}
+
 // The second pass of the multi-pass rungs: reduce `count` accumulators in a
 // fixed order (grid-stride, then the decoupled finish).
 template <class R>
@@ -648,6 +734,12 @@ u64 next_epoch()
 
 size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
+unsigned clog2(size_t k)
+{
+    unsigned d = 0;
+    while (((size_t)1 << d) < k) d++;
+    return d;
+}
 
 // Resident blocks per SM of a kernel, asked once per (kernel, device) and
 // kept: the persistent grids are sized from it.
@@ -693,6 +785,134 @@ template <class RR> size_t acc_blocks(cupat_ctx *ctx, size_t count)
     size_t g = cdiv(count, BS);
     return g < 1 ? 1 : g < res ? g : res;
 }
+
+// ------------------------------------------------------- even_share --
+// Compile-time defaults (cmake -DCMAKE_CUDA_FLAGS=-DCUPAT_REDUCE_EVEN_SUB=4 ...),
+// and a process-wide override for the bench's sweep (reduce_priv.h).
+#ifndef CUPAT_REDUCE_EVEN_SUB
+#define CUPAT_REDUCE_EVEN_SUB 0
+#endif
+#ifndef CUPAT_REDUCE_EVEN_LOADS
+#define CUPAT_REDUCE_EVEN_LOADS 4
+#endif
+#ifndef CUPAT_REDUCE_EVEN_BLOCK
+#define CUPAT_REDUCE_EVEN_BLOCK 256
+#endif
+#ifndef CUPAT_REDUCE_EVEN_HINT
+#define CUPAT_REDUCE_EVEN_HINT 0
+#endif
+static_assert(CUPAT_REDUCE_EVEN_LOADS == 4 || CUPAT_REDUCE_EVEN_LOADS == 8, "loads: 4 or 8");
+static_assert(CUPAT_REDUCE_EVEN_BLOCK == 256 || CUPAT_REDUCE_EVEN_BLOCK == 512, "block: 256 or 512");
+static_assert(CUPAT_REDUCE_EVEN_HINT == 0 || CUPAT_REDUCE_EVEN_HINT == 1, "hint: 0 or 1");
+static_assert(CUPAT_REDUCE_EVEN_SUB >= 0 && CUPAT_REDUCE_EVEN_SUB <= 64, "sub: 0..64");
+
+std::atomic<int> even_sub{CUPAT_REDUCE_EVEN_SUB}, even_loads{CUPAT_REDUCE_EVEN_LOADS},
+    even_block{CUPAT_REDUCE_EVEN_BLOCK}, even_hint{CUPAT_REDUCE_EVEN_HINT};
+
+reduce_even_cfg even_cfg()
+{
+    return reduce_even_cfg{even_sub.load(), even_loads.load(), even_block.load(), even_hint.load()};
+}
+
+// The kernel, grid and summation depth of one even_share configuration.
+template <typename T, int OP, int BSZ, int UL, int HINT> struct Even {
+    typedef Red<T, OP> R;
+    typedef typename TaSel<T, OP, 0>::type TA;
+    static constexpr int NV = 16 / sizeof(T);
+    static constexpr size_t TILE = (size_t)BSZ * UL;
+    static const void *kernel() { return (const void *)k_even<R, TA, T, NV, BSZ, UL, HINT>; }
+    // sub = 0: one tile per block; the two-level finish needs fewer waiting
+    // leaders (G / BSZ) than block slots, so G <= BSZ x half the slots.
+    // Whole tiles, rounded down: every range then holds at least one full
+    // tile (the loop, all loads in flight), and the vectors past the last
+    // whole tile spread evenly over the ranges.
+    static size_t grid(cupat_ctx *ctx, size_t nvec, int sub)
+    {
+        size_t tiles = nvec / TILE;
+        if (tiles < 1) tiles = 1;
+        size_t slots = (size_t)ctx->sm_count * resident_per_sm(ctx, kernel(), BSZ, 0);
+        size_t cap = (size_t)BSZ * (slots / 2 > 0 ? slots / 2 : 1);
+        if (sub > 0 && (size_t)sub * slots < cap) cap = (size_t)sub * slots;
+        return tiles < cap ? tiles : cap;
+    }
+    // Full tiles of the longest range, one add each; the tile's tree; the
+    // partial tile (UL adds); head and tail; block tree; the finish (a group
+    // of at most BSZ partials, one a thread, and its tree; then the groups).
+    // The head (0 .. NV-1 elements, alignment) changes nvec: take the deeper.
+    static size_t depth_nvec(cupat_ctx *ctx, size_t nvec, int sub)
+    {
+        size_t G = grid(ctx, nvec, sub);
+        size_t longest = cdiv(nvec, G);
+        size_t d = longest / TILE + clog2(UL * NV) + UL + 2 + clog2(BSZ);
+        if (G > 1) d += 1 + clog2(BSZ);
+        size_t groups = cdiv(G, BSZ);
+        if (groups > 1) d += cdiv(groups, BSZ) + clog2(BSZ);
+        return d;
+    }
+    static size_t depth(cupat_ctx *ctx, size_t n, int sub)
+    {
+        size_t hi = n / NV, lo = n >= (size_t)(NV - 1) ? (n - (NV - 1)) / NV : 0;
+        size_t a = depth_nvec(ctx, hi, sub), b = depth_nvec(ctx, lo, sub);
+        return a > b ? a : b;
+    }
+};
+
+// The bench sweeps loads/block/hint only where it measures: f32 sum, i32 sum,
+// f32 max. Elsewhere the compiled-in configuration runs.
+template <typename T, int OP> constexpr bool even_tunable()
+{
+    return (std::is_same<T, float>::value && (OP == OP_SUM || OP == OP_MAX)) ||
+           (std::is_same<T, int32_t>::value && OP == OP_SUM);
+}
+
+// Calls F::template go<BSZ, UL, HINT>(args...) for the configuration c.
+#define EVEN_DISPATCH(T, OP, c, CALL)                                                           \
+    do {                                                                                       \
+        if constexpr (even_tunable<T, OP>()) {                                                 \
+            int key_ = ((c).loads == 8) * 4 + ((c).block == 512) * 2 + ((c).hint == 1);        \
+            switch (key_) {                                                                    \
+            case 0: CALL(256, 4, 0);                                                           \
+            case 1: CALL(256, 4, 1);                                                           \
+            case 2: CALL(512, 4, 0);                                                           \
+            case 3: CALL(512, 4, 1);                                                           \
+            case 4: CALL(256, 8, 0);                                                           \
+            case 5: CALL(256, 8, 1);                                                           \
+            case 6: CALL(512, 8, 0);                                                           \
+            default: CALL(512, 8, 1);                                                          \
+            }                                                                                  \
+        } else {                                                                               \
+            CALL(CUPAT_REDUCE_EVEN_BLOCK, CUPAT_REDUCE_EVEN_LOADS, CUPAT_REDUCE_EVEN_HINT);    \
+        }                                                                                      \
+    } while (0)
+
+// A fresh scratch pool is zeroed once, so that the first poll of an epoch
+// flag reads written memory (compute-sanitizer initcheck). cupat__scratch is
+// grow-only and stream-ordered: a new pool may come back at the old address
+// (cudaFreeAsync then cudaMallocAsync), and another pattern may have grown
+// the pool since our last call; so remember (pool, size) per context.
+bool pool_needs_zero(const cupat_ctx *ctx, const void *p, size_t bytes)
+{
+    static std::mutex mu;
+    static struct {
+        const cupat_ctx *ctx;
+        const void *p;
+        size_t bytes;
+    } seen[64];
+    static unsigned next;
+    std::lock_guard<std::mutex> lock(mu);
+    for (auto &e : seen)
+        if (e.ctx == ctx) {
+            if (e.p == p && e.bytes == bytes) return false;
+            e.p = p;
+            e.bytes = bytes;
+            return true;
+        }
+    seen[next++ % 64] = {ctx, p, bytes};
+    return true;
+}
+
+// Scratch header (offset 0 of every call's scratch).
+constexpr size_t HDR_ERR = 16, HDR_TICKET = 20;
 
 // Scratch carved into aligned regions.
 struct Carve {
@@ -764,19 +984,51 @@ template <typename T, int OP, int DOT> struct Run {
         k_acc<RR><<<G2, BS, 0, ctx->stream>>>(part, G, gs2, out);
         return launched("k_acc (final pass)");
     }
+    // Rung even_share in configuration (BSZ, UL, HINT).
+    template <int BSZ, int UL, int HINT> cupat_status even_t(int sub)
+    {
+        typedef Even<T, OP, BSZ, UL, HINT> E;
+        size_t head, nvec;
+        geometry<E::NV>(head, nvec);
+        unsigned G = (unsigned)E::grid(ctx, nvec, sub);
+        unsigned groups = (unsigned)cdiv(G, BSZ);
+        Carve c;
+        size_t o_hdr = c.take(64);
+        size_t o_flags = c.take((size_t)G * 8);
+        size_t o_part = c.take((size_t)G * sizeof(Acc));
+        size_t o_flags2 = c.take((size_t)groups * 8);
+        size_t o_part2 = c.take((size_t)groups * sizeof(Acc));
+        CUPAT_TRY(alloc(c.off, o_hdr));
+        const u64 epoch = next_epoch();
+        GridScratch<Acc> g1{(Acc *)(scr + o_part), (u64 *)(scr + o_flags), nullptr, epoch};
+        GridScratch<Acc> g2{(Acc *)(scr + o_part2), (u64 *)(scr + o_flags2), nullptr, epoch};
+        k_even<R, typename E::TA, T, E::NV, BSZ, UL, HINT><<<G, BSZ, 0, ctx->stream>>>(x, n, head, nvec, g1, g2, out);
+        return launched("k_even");
+    }
+    cupat_status even()
+    {
+        if constexpr (DOT) {
+            return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: even_share is not a dot rung", r->fn);
+        } else {
+            const reduce_even_cfg c = even_cfg();
+#define EVEN_RUN(B, U, H) return even_t<B, U, H>(c.sub)
+            EVEN_DISPATCH(T, OP, c, EVEN_RUN);
+#undef EVEN_RUN
+        }
+    }
+
     // One scratch allocation for the whole call; the header holds the
-    // host-result slot, the CDP error word and the last-block ticket.
+    // host-result slot [0, 16), the CDP error word [16, 20) and the
+    // last-block ticket [20, 24).
     cupat_status alloc(size_t bytes, size_t o_hdr)
     {
-        void *p = nullptr, *before = ctx->scratch;
+        void *p = nullptr;
         CUPAT_TRY(cupat__scratch(ctx, bytes, &p));
         scr = (unsigned char *)p;
-        // A fresh pool: zero it once, so the first wait on an epoch flag reads
-        // written memory (compute-sanitizer initcheck), never garbage.
-        if (p != before)
+        if (pool_needs_zero(ctx, p, ctx->scratch_bytes))
             CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(p, 0, ctx->scratch_bytes, ctx->stream));
-        err = (int *)(scr + o_hdr + 32);
-        ticket = (unsigned *)(scr + o_hdr + 36);
+        err = (int *)(scr + o_hdr + HDR_ERR);
+        ticket = (unsigned *)(scr + o_hdr + HDR_TICKET);
         if (r->out_host) out = scr + o_hdr;
         return CUPAT_SUCCESS;
     }
@@ -826,6 +1078,11 @@ template <typename T, int OP, int DOT> struct Run {
 
     cupat_status cdp()
     {
+        if (n > CUPAT_REDUCE_CDP_MAX_N)
+            return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
+                               "%s: n = %zu: the dynamic-parallelism rungs take n <= 2^24 (they "
+                               "make ~n/512 x 8 device launches); pin another rung",
+                               r->fn, n);
         size_t P = cupat__cdp_partials(n);
         unsigned G2 = acc_grid(P);
         Carve c;
@@ -835,7 +1092,9 @@ template <typename T, int OP, int DOT> struct Run {
         size_t o_part2 = c.take((size_t)G2 * sizeof(Acc));
         size_t o_work = c.take(cupat__cdp_work_bytes(r->rung, r->type, r->op, n));
         CUPAT_TRY(alloc(c.off, o_hdr));
-        CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(err, 0, sizeof *err, ctx->stream));
+        // The whole [0, HDR_ERR + 4) is copied back for a host result: zero it
+        // all (the result slot is written later, by k_acc).
+        CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(scr + o_hdr, 0, HDR_ERR + sizeof *err, ctx->stream));
         Acc *part = (Acc *)(scr + o_part);
         CUPAT_TRY(cupat__cdp_launch(ctx, r->rung, r->type, r->op, n, x, scr + o_work, part, err));
         return finish_acc(part, P, (Acc *)(scr + o_part2), (u64 *)(scr + o_flags2));
@@ -885,6 +1144,7 @@ template <typename T, int OP, int DOT> struct Run {
         case RR_PERSISTENT: return stream<16 / sizeof(T), OP, FIN_PARTIALS>(true);
         case RR_LAST_BLOCK: return stream<16 / sizeof(T), OP, FIN_LAST_BLOCK>(true);
         case RR_DECOUPLED: return stream<16 / sizeof(T), OP, FIN_DECOUPLED>(true);
+        case RR_EVEN_SHARE: return even();
         case RR_COMPENSATED:
             if constexpr (OP == OP_SUM) return stream<16 / sizeof(T), OP_SUMC, FIN_DECOUPLED>(true);
             else return stream<16 / sizeof(T), OP, FIN_DECOUPLED>(true);
@@ -931,8 +1191,14 @@ template <typename T, int OP, int DOT> cupat_status run(cupat_ctx *ctx, const re
     if (!r->out_host) return CUPAT_SUCCESS;
     // Host result: copy the slot back and wait for this call's work only
     // (an event after the copy, not the whole stream or device).
+    // Copy only bytes this call wrote: the result (4, 8 or 16 bytes), and for
+    // the CDP rungs the error word (their header is zeroed first).
+    const bool cdp = !DOT && r->n > 0 && r->rung >= RR_CDP_RECURSIVE && r->rung <= RR_CDP_RECURSIVE2;
+    const size_t rb = cupat__reduce_result_bytes(r->type, r->op);
     unsigned char buf[64];
-    CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(buf, run.scr, 40, cudaMemcpyDeviceToHost, ctx->stream));
+    memset(buf, 0, sizeof buf);
+    CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(buf, run.scr, cdp ? HDR_ERR + sizeof(int) : rb,
+                                        cudaMemcpyDeviceToHost, ctx->stream));
     cudaEvent_t ev;
     CUPAT_CUDA_TRY(ctx, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
     cudaError_t e = cudaEventRecord(ev, ctx->stream);
@@ -940,12 +1206,12 @@ template <typename T, int OP, int DOT> cupat_status run(cupat_ctx *ctx, const re
     cudaEventDestroy(ev);
     CUPAT_TRY(cupat__cuda(ctx, e, "cudaEventSynchronize (host result)"));
     int derr;
-    memcpy(&derr, buf + 32, sizeof derr);
-    if (!DOT && r->rung >= RR_CDP_RECURSIVE && r->rung <= RR_CDP_RECURSIVE2 && derr != 0)
+    memcpy(&derr, buf + HDR_ERR, sizeof derr);
+    if (cdp && derr != 0)
         return cupat__fail(ctx, CUPAT_ERROR_CUDA, "%s: a device-side launch failed: %s (%s)",
                            r->fn, cudaGetErrorString((cudaError_t)derr),
                            cudaGetErrorName((cudaError_t)derr));
-    memcpy(r->out, buf, cupat__reduce_result_bytes(r->type, r->op));
+    memcpy(r->out, buf, rb);
     return CUPAT_SUCCESS;
 }
 
@@ -963,12 +1229,6 @@ template <typename T, int DOT> cupat_status run_op(cupat_ctx *ctx, const reduce_
 }
 
 // ------------------------------------------------------- summation depth --
-unsigned clog2(size_t k)
-{
-    unsigned d = 0;
-    while (((size_t)1 << d) < k) d++;
-    return d;
-}
 
 // Depth added by k_acc over P partials: per-thread run, block tree, and the
 // last block's run over the k_acc grid plus its tree.
@@ -1030,6 +1290,12 @@ template <typename T, int DOT> size_t depth_t(const cupat_ctx *cctx, int rung, s
     case RR_PERSISTENT: return stream_depth<T, OP_SUM, FIN_PARTIALS, NV, 0>(ctx, n, true);
     case RR_LAST_BLOCK: return stream_depth<T, OP_SUM, FIN_LAST_BLOCK, NV, 0>(ctx, n, true);
     case RR_DECOUPLED: return stream_depth<T, OP_SUM, FIN_DECOUPLED, NV, 0>(ctx, n, true);
+    case RR_EVEN_SHARE: {
+        const reduce_even_cfg c = even_cfg();
+#define EVEN_DEPTH(B, U, H) return Even<T, OP_SUM, B, U, H>::depth(ctx, n, c.sub)
+        EVEN_DISPATCH(T, OP_SUM, c, EVEN_DEPTH);
+#undef EVEN_DEPTH
+    }
     case RR_COMPENSATED: return stream_depth<T, OP_SUMC, FIN_DECOUPLED, NV, 0>(ctx, n, true);
     }
     return n;
@@ -1059,10 +1325,29 @@ extern "C" cupat_status cupat__reduce_cuda(cupat_ctx *ctx, const reduce_req *r)
                        (int)r->type);
 }
 
+extern "C" int cupat__reduce_even_set(const reduce_even_cfg *cfg)
+{
+    reduce_even_cfg c = cfg ? *cfg
+                            : reduce_even_cfg{CUPAT_REDUCE_EVEN_SUB, CUPAT_REDUCE_EVEN_LOADS,
+                                              CUPAT_REDUCE_EVEN_BLOCK, CUPAT_REDUCE_EVEN_HINT};
+    if (c.sub < 0 || c.sub > 64 || (c.loads != 4 && c.loads != 8) ||
+        (c.block != 256 && c.block != 512) || (c.hint != 0 && c.hint != 1))
+        return -1;
+    even_sub = c.sub;
+    even_loads = c.loads;
+    even_block = c.block;
+    even_hint = c.hint;
+    return 0;
+}
+
+extern "C" reduce_even_cfg cupat__reduce_even_get(void) { return even_cfg(); }
+
 extern "C" size_t cupat__reduce_depth_cuda(const cupat_ctx *ctx, int dot, int rung, cupat_type t,
                                            size_t n)
 {
-    if (n <= 1) return 0;
+    // n == 1: no addition, but a dot product's one product is rounded once
+    // (FMA-fused or not), so its depth is 1.
+    if (n <= 1) return dot && n == 1 ? 1 : 0;
     if (t == CUPAT_F64) return dot ? depth_t<double, 1>(ctx, rung, n) : depth_t<double, 0>(ctx, rung, n);
     return dot ? depth_t<float, 1>(ctx, rung, n) : depth_t<float, 0>(ctx, rung, n);
 }

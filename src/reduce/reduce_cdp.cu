@@ -105,11 +105,41 @@ __global__ void k_cdp_rec2(const T *__restrict__ x, size_t n, typename R::Acc *w
 
 size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
 
-// Top-level blocks per host launch: each chain keeps at most one launch
-// pending, so this bounds the pending launches below the device runtime's
-// default limit (2048); tail launches from one grid queue up, fewer of them.
+// Launch plan. Under CDP2 a device-side launch holds a slot of the device
+// runtime's launch pool (cudaLimitDevRuntimePendingLaunchCount, default 2048)
+// until the grid it launched has completed, children included; a launch that
+// finds the pool full fails with cudaErrorLaunchPendingCountExceeded. One
+// top-level block of k_cdp_rec makes a chain of LEVELS child grids (isize
+// 256, 128, ..., 2), and in the worst case all of them hold slots at once, so
+// a host launch of `chunk` blocks needs up to chunk * LEVELS slots (tail
+// launches of cdp_nosync: the same bound; cdp_recursive2: one grid per level,
+// at most two alive). Chunks run one after the other in stream order, so the
+// pool needs plan = chunk * LEVELS + slack, whatever n is. Before the first
+// launch we raise the limit to the plan when it is lower: a per-device
+// setting (the process's primary context), it stays raised for every later
+// user of the device in this process, and it reserves device memory for the
+// pool (a few tens of MB).
+constexpr unsigned LEVELS = 8; // log2(SEG) - 1 child grids per top-level block
 constexpr size_t CHUNK_SYNC = 1024;
 constexpr size_t CHUNK_NOSYNC = 128;
+constexpr size_t PLAN_SLACK = 256; // device launches of other work in this process
+
+size_t chunk_of(int rung) { return rung == RR_CDP_NOSYNC ? CHUNK_NOSYNC : CHUNK_SYNC; }
+
+cupat_status ensure_launch_pool(cupat_ctx *ctx, size_t chunk)
+{
+    const size_t plan = chunk * (LEVELS + 1) + PLAN_SLACK;
+    size_t have = 0;
+    CUPAT_CUDA_TRY(ctx, cudaDeviceGetLimit(&have, cudaLimitDevRuntimePendingLaunchCount));
+    if (have >= plan) return CUPAT_SUCCESS;
+    CUPAT_CUDA_TRY(ctx, cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, plan));
+    CUPAT_CUDA_TRY(ctx, cudaDeviceGetLimit(&have, cudaLimitDevRuntimePendingLaunchCount));
+    if (have < plan)
+        return cupat__fail(ctx, CUPAT_ERROR_CUDA,
+                           "cdp: cudaLimitDevRuntimePendingLaunchCount is %zu after asking for %zu",
+                           have, plan);
+    return CUPAT_SUCCESS;
+}
 
 template <typename T, int OP>
 cupat_status launch_t(cupat_ctx *ctx, int rung, size_t n, const T *x, void *work, void *partials,
@@ -119,13 +149,19 @@ cupat_status launch_t(cupat_ctx *ctx, int rung, size_t n, const T *x, void *work
     typedef typename R::Acc Acc;
     const size_t blocks = cdiv(n, SEG);
     Acc *w = (Acc *)work, *p = (Acc *)partials;
+    if (n > CUPAT_REDUCE_CDP_MAX_N)
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
+                           "cupat_reduce: n = %zu: the dynamic-parallelism rungs take n <= 2^24 "
+                           "(%zu); they make ~n/512 x 8 device launches",
+                           n, (size_t)CUPAT_REDUCE_CDP_MAX_N);
+    CUPAT_TRY(ensure_launch_pool(ctx, rung == RR_CDP_RECURSIVE2 ? 1 : chunk_of(rung)));
     if (rung == RR_CDP_RECURSIVE2) {
         if (blocks > 0x7fffffffu)
             return cupat__fail(ctx, CUPAT_ERROR_SIZE, "cdp_recursive2: n = %zu is too large", n);
         k_cdp_rec2<R, T><<<(unsigned)blocks, SEG / 2, 0, ctx->stream>>>(x, n, w, p, SEG / 2, err);
         return cupat__launched(ctx, "k_cdp_rec2 (gpuRecursiveReduce2)");
     }
-    const size_t chunk = rung == RR_CDP_NOSYNC ? CHUNK_NOSYNC : CHUNK_SYNC;
+    const size_t chunk = chunk_of(rung);
     for (size_t b0 = 0; b0 < blocks; b0 += chunk) {
         unsigned nb = (unsigned)(blocks - b0 < chunk ? blocks - b0 : chunk);
         // Chunks run in stream order and each finishes with its children,
@@ -190,7 +226,7 @@ extern "C" size_t cupat__cdp_acc_bytes(cupat_type t, cupat_op op)
 extern "C" size_t cupat__cdp_work_bytes(int rung, cupat_type t, cupat_op op, size_t n)
 {
     size_t blocks = cdiv(n, SEG);
-    size_t chunk = rung == RR_CDP_RECURSIVE2 ? blocks : rung == RR_CDP_NOSYNC ? CHUNK_NOSYNC : CHUNK_SYNC;
+    size_t chunk = rung == RR_CDP_RECURSIVE2 ? blocks : chunk_of(rung);
     if (blocks < chunk) chunk = blocks;
     return chunk * (SEG / 2) * cupat__cdp_acc_bytes(t, op);
 }

@@ -259,14 +259,14 @@ __device__ __forceinline__ u64 ld_acquire(const u64 *p)
 
 // The last block reduces partials[0, G) in a fixed order: thread t takes
 // t, t + BLOCK, ... ascending, then the block tree. `own` is block G-1's
-// aggregate (not read back from memory). Flags and partials are read four
-// at a time (independent loads, one L2 round trip per batch, not per item).
-template <class R, int BLOCK, bool WAIT>
+// aggregate (not read back from memory). Flags and partials are read K per
+// thread at a time (independent loads, one L2 round trip per batch, not per
+// item); the order of the adds does not depend on K.
+template <class R, int BLOCK, bool WAIT, int K = 4>
 __device__ __forceinline__ void reduce_partials_fixed(const GridScratch<typename R::Acc> &g,
                                                       typename R::Acc own, void *out)
 {
     typedef typename R::Acc Acc;
-    constexpr int K = 4;
     __shared__ Acc own_s;
     const unsigned G = gridDim.x;
     if (threadIdx.x == 0) own_s = own;
@@ -309,8 +309,11 @@ enum { FIN_PARTIALS = 0, FIN_LAST_BLOCK = 1, FIN_DECOUPLED = 2 };
 //              last ticket reduces all partials (CUDA sample threadFenceReduction).
 //  DECOUPLED:  write, publish the call's epoch with a release store; block
 //              G-1 (dispatched last) waits for every flag, so no atomics and
-//              no counter to clear between calls.
-template <class R, int BLOCK, int FIN>
+//              no counter to clear between calls. Only that one block ever
+//              waits, so this cannot deadlock for any grid size, resident or
+//              not, as long as the device holds two blocks at once: every
+//              other block runs to completion without waiting on anything.
+template <class R, int BLOCK, int FIN, int K = 4>
 __device__ __forceinline__ void grid_finish(typename R::Acc agg, const GridScratch<typename R::Acc> &g,
                                             void *out)
 {
@@ -333,7 +336,7 @@ __device__ __forceinline__ void grid_finish(typename R::Acc agg, const GridScrat
         __threadfence(); // see every other block's partial
         // The last arrival is not necessarily block G-1: its own aggregate
         // goes through memory like the others.
-        reduce_partials_fixed<R, BLOCK, false>(g, load_cg(g.partials + (G - 1)), out);
+        reduce_partials_fixed<R, BLOCK, false, K>(g, load_cg(g.partials + (G - 1)), out);
     } else {
         if (b != G - 1) {
             if (threadIdx.x == 0) {
@@ -342,8 +345,103 @@ __device__ __forceinline__ void grid_finish(typename R::Acc agg, const GridScrat
             }
             return;
         }
-        reduce_partials_fixed<R, BLOCK, true>(g, agg, out);
+        reduce_partials_fixed<R, BLOCK, true, K>(g, agg, out);
     }
+}
+
+// ------------------------------------------------- two-level finish --
+// Reduce partials [lo, hi] of one level in a fixed order, `own` standing for
+// partial hi (the caller's own aggregate, not read back): thread t takes
+// lo + t, lo + t + BLOCK, ... ascending, waiting for each flag to hold the
+// epoch (K loads per thread per L2 round trip), then the block tree. The
+// result is valid in thread 0. Two calls in one kernel may follow each
+// other: the barrier after own_s orders the shared reuse.
+template <class R, int BLOCK, int K>
+__device__ __forceinline__ typename R::Acc reduce_level(const typename R::Acc *partials,
+                                                        const u64 *flags, u64 epoch,
+                                                        unsigned lo, unsigned hi,
+                                                        typename R::Acc own)
+{
+    typedef typename R::Acc Acc;
+    __shared__ Acc own_s;
+    if (threadIdx.x == 0) own_s = own;
+    __syncthreads();
+    const unsigned cnt = hi - lo + 1;
+    Acc a = R::identity();
+    for (unsigned j0 = threadIdx.x; j0 < cnt; j0 += K * BLOCK) {
+        bool ready;
+        do {
+            u64 f[K];
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                unsigned j = j0 + k * BLOCK;
+                f[k] = j < cnt - 1 ? ld_acquire(flags + lo + j) : epoch;
+            }
+            ready = true;
+#pragma unroll
+            for (int k = 0; k < K; k++) ready = ready && f[k] == epoch;
+            if (!ready) __nanosleep(64);
+        } while (!ready);
+        Acc p[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            unsigned j = j0 + k * BLOCK;
+            p[k] = j < cnt - 1 ? load_cg(partials + lo + j) : j == cnt - 1 ? own_s : R::identity();
+        }
+#pragma unroll
+        for (int k = 0; k < K; k++) a = R::comb(a, p[k]);
+    }
+    return block_reduce<R, BLOCK>(a);
+}
+
+// Two-level decoupled finish, for grids of many blocks (one tile each).
+// Blocks form groups of GROUP = BLOCK consecutive indices; the last block of
+// each group (its leader) waits for the group's flags, reduces the group's
+// partials in fixed order and publishes the group's partial at level 2;
+// block G-1, leader of the last group, then reduces the level-2 partials.
+// Only leaders wait, and only on lower-indexed blocks: with at most
+// cdiv(G, GROUP) waiters and more block slots than that on the device, the
+// other blocks always run, so it cannot deadlock (launchers keep G below
+// GROUP x half the resident slots). The critical path after the last tile
+// is four L2 round trips, whatever G is.
+template <class R, int BLOCK, int K>
+__device__ __forceinline__ void grid_finish_2level(typename R::Acc agg,
+                                                   const GridScratch<typename R::Acc> &g1,
+                                                   const GridScratch<typename R::Acc> &g2,
+                                                   void *out)
+{
+    typedef typename R::Acc Acc;
+    constexpr unsigned GROUP = BLOCK;
+    const unsigned b = blockIdx.x, G = gridDim.x;
+    if (G == 1) {
+        if (threadIdx.x == 0) R::store(out, agg);
+        return;
+    }
+    const unsigned grp = b / GROUP, ngrp = (G + GROUP - 1) / GROUP;
+    const unsigned first = grp * GROUP;
+    const unsigned leader = first + GROUP - 1 < G - 1 ? first + GROUP - 1 : G - 1;
+    if (b != leader) {
+        if (threadIdx.x == 0) {
+            g1.partials[b] = agg;
+            st_release(g1.flags + b, g1.epoch);
+        }
+        return;
+    }
+    Acc gsum = reduce_level<R, BLOCK, K>(g1.partials, g1.flags, g1.epoch, first, b, agg);
+    if (ngrp == 1) {
+        if (threadIdx.x == 0) R::store(out, gsum);
+        return;
+    }
+    if (grp != ngrp - 1) {
+        if (threadIdx.x == 0) {
+            g2.partials[grp] = gsum;
+            st_release(g2.flags + grp, g2.epoch);
+        }
+        return;
+    }
+    // gsum is valid in thread 0 only: reduce_level takes it through own_s.
+    Acc tot = reduce_level<R, BLOCK, K>(g2.partials, g2.flags, g2.epoch, 0, ngrp - 1, gsum);
+    if (threadIdx.x == 0) R::store(out, tot);
 }
 
 } // namespace cupat_red

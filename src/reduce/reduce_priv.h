@@ -45,6 +45,7 @@ typedef enum reduce_rung {
     RR_PERSISTENT,
     RR_LAST_BLOCK,
     RR_DECOUPLED, /* the CUDA default */
+    RR_EVEN_SHARE,
     RR_COMPENSATED,
     /* CPU backend */
     RR_CPU_SERIAL,
@@ -96,6 +97,27 @@ size_t cupat__reduce_depth(const cupat_ctx *ctx, int dot, int rung, cupat_type t
 size_t cupat__reduce_depth_cuda(const cupat_ctx *ctx, int dot, int rung, cupat_type t,
                                 size_t n);
 size_t cupat__reduce_depth_cpu(int dot, int rung, size_t n);
+
+/* The dynamic-parallelism rungs refuse n above this (CUPAT_ERROR_NOT_SUPPORTED):
+ * they make ~n/512 x 8 device launches (cdp_nosync runs them one after the
+ * other: ~3 s at 2^24 on an H100). Every n up to it is supported. */
+#define CUPAT_REDUCE_CDP_MAX_N ((size_t)1 << 24)
+
+/* Tuning of the even_share rung (block-contiguous partition), for the bench's
+ * sweep (CUPAT_BENCH_REDUCE_SWEEP=1). Process-wide; the compiled-in defaults
+ * are the CUPAT_REDUCE_EVEN_* macros of reduce.cu. sub: 0 = one tile per
+ * block (G = tiles, at most block x half the resident slots), else grid =
+ * sub x SMs x resident blocks per SM (1..64); loads: 16-byte loads in flight per thread
+ * per iteration (4 or 8); block: 256 or 512 threads; hint: 0 = ld.global.nc
+ * (__ldg), 1 = ld.global.nc.L1::no_allocate.L2::256B. Only f32 sum, i32 sum
+ * and f32 max honour loads/block/hint (the bench's cases); every case honours
+ * sub. Returns 0, or -1 (nothing changed) for a value out of range. Not for
+ * use while reductions run on other threads. */
+typedef struct reduce_even_cfg {
+    int sub, loads, block, hint;
+} reduce_even_cfg;
+int cupat__reduce_even_set(const reduce_even_cfg *cfg); /* NULL: the defaults */
+reduce_even_cfg cupat__reduce_even_get(void);
 
 /* reduce_cdp.cu: the three PCCP 3.6 rungs. `partials` is device scratch of
  * cupat__cdp_partials(n) accumulators of the op (cupat__cdp_acc_bytes each),

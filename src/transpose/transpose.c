@@ -38,6 +38,14 @@ static const cupat_variant_info rungs[] = {
     CUDA_RUNG("vec16_grouped",
               "vec16_wide with tiles in bands of 16 tile rows, column-major inside a band",
               "beyond the books"),
+    CUDA_RUNG("vec8_2x2",
+              "8-byte words, 256-byte rows both ways: 64x64 f32 tile of 2x2 register "
+              "transposes (f64: 32x32), swizzled",
+              "beyond the books"),
+    CUDA_RUNG("vec8_2x2_pipe",
+              "vec8_2x2, persistent blocks: next tile's loads in flight during the stores, "
+              "double-buffered tile",
+              "beyond the books"),
     {"transpose", "cpu_naive", "OpenMP over output rows", "PCCP 4.4 (transposeHost)",
      CUPAT_BACKEND_CPU, 0},
     {"transpose", "cpu", "OpenMP, cache-blocked 32x32", "cupat", CUPAT_BACKEND_CPU, 1},

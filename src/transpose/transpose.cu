@@ -306,11 +306,139 @@ __global__ void __launch_bounds__(NT, 1536 / NT) /* >= 1536 threads an SM: bytes
 #undef slot
 }
 
+/* ------------------------------------- beyond: 8-byte words, 2x2 tiles -- */
+
+/* The geometry of f64 tile32, the fastest transpose the H100 table shows
+ * (97.5% of the copy ceiling, ahead of cublasDgeam), applied to f32: every
+ * global access is one 8-byte word and every warp instruction moves one
+ * 256-byte row piece, on the load side and on the store side.
+ *
+ * A word is P = 8 / sizeof(T) elements (a float pair, or one double). The
+ * tile is TILE = 32 * P elements square (64x64 f32, 32x32 f64): 32 words a
+ * tile row. A 32 x 8 block loads rows ty, ty + 8, ... (TILE / 8 words a
+ * thread, all in flight before the first shared store). For f32 the tile is
+ * a 32 x 32 grid of 2x2 micro-tiles: the column phase reads the two words of
+ * input rows 2tx, 2tx + 1 at word column wc, transposes that 2x2 block in
+ * registers, and stores word tx of output rows 2wc and 2wc + 1 (for f64 the
+ * micro-tile is 1x1).
+ *
+ * Shared layout: word w of tile row r sits at slot w ^ ((r / P) & 15). 8-byte
+ * shared accesses run a half-warp a phase (16 slots = 32 banks): the row
+ * phase stores 16 consecutive words of one row (16 distinct slots), the
+ * column phase reads one word column from 16 rows (row pairs for f32) whose
+ * XOR keys are 0..15. No conflicts, and no padding to break the 8-byte
+ * alignment.
+ *
+ * PIPE: persistent blocks (one wave, from the occupancy calculator) walk the
+ * tiles grid-stride with the next tile's loads issued right after the
+ * barrier, so they are in flight while the current tile is stored; the tile
+ * is double-buffered, which leaves one barrier a tile.
+ *
+ * Tiles that stick out of the matrix take the same thread mapping with
+ * per-element guards (a block-uniform branch). The caller guarantees 8-byte
+ * aligned bases and row pitches (else TR_TILE32 runs). */
+template <typename T>
+__device__ __forceinline__ T word_elem(const uint2 &w, int q)
+{
+    if constexpr (sizeof(T) == 4) return q ? w.y : w.x;
+    else return ((uint64_t)w.y << 32) | w.x;
+}
+template <typename T>
+__device__ __forceinline__ void word_set(uint2 &w, int q, T v)
+{
+    if constexpr (sizeof(T) == 4) (q ? w.y : w.x) = v;
+    else w = make_uint2((uint32_t)v, (uint32_t)(v >> 32));
+}
+
+/* Blocks an SM: f32 6 (40 registers; at 32 ptxas spills), f64 8 (32 registers,
+ * as tile32); PIPE 4 (up to 64 registers, two tile buffers). */
+template <typename T, bool PIPE>
+__global__ void __launch_bounds__(256, PIPE ? 4 : sizeof(T) == 8 ? 8 : 6)
+    k_pair(const T *__restrict__ in, size_t ld_in, T *__restrict__ out, size_t ld_out,
+           size_t rows, size_t cols, TileGrid g)
+{
+    constexpr int P = 8 / (int)sizeof(T); /* elements a word      */
+    constexpr int TILE = 32 * P;          /* tile side, elements  */
+    constexpr int LD = TILE / 8;          /* words a thread loads */
+    constexpr int NB = PIPE ? 2 : 1;      /* tile buffers         */
+    __shared__ uint2 tile[NB][TILE * 32];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+#define pslot(r, w) ((r) * 32 + ((w) ^ (((r) / P) & 15)))
+
+    uint2 v[LD];
+    auto load = [&](size_t t) {
+        size_t bx, by;
+        tile_xy(t, g, bx, by);
+        const size_t r0 = by * TILE, c0 = bx * TILE;
+        if (r0 + TILE <= rows && c0 + TILE <= cols) {
+            const T *src = in + (r0 + ty) * ld_in + c0 + P * tx;
+#pragma unroll
+            for (int j = 0; j < LD; j++)
+                v[j] = *reinterpret_cast<const uint2 *>(src + (size_t)(8 * j) * ld_in);
+        } else {
+#pragma unroll
+            for (int j = 0; j < LD; j++) {
+                v[j] = make_uint2(0, 0);
+                size_t r = r0 + ty + 8 * j;
+#pragma unroll
+                for (int q = 0; q < P; q++) {
+                    size_t c = c0 + P * tx + q;
+                    if (r < rows && c < cols) word_set<T>(v[j], q, in[r * ld_in + c]);
+                }
+            }
+        }
+    };
+    auto store = [&](size_t t, const uint2 *ts) {
+        size_t bx, by;
+        tile_xy(t, g, bx, by);
+        const size_t r0 = by * TILE, c0 = bx * TILE; /* input row, input column */
+        const bool full = r0 + TILE <= rows && c0 + TILE <= cols;
+#pragma unroll
+        for (int j = 0; j < LD / P; j++) {
+            const int wc = ty + 8 * j; /* input word column: output rows P*wc .. */
+            uint2 R[P];
+#pragma unroll
+            for (int k = 0; k < P; k++) R[k] = ts[pslot(P * tx + k, wc)];
+#pragma unroll
+            for (int q = 0; q < P; q++) {
+                uint2 o;
+                if constexpr (P == 2) o = q ? make_uint2(R[0].y, R[1].y) : make_uint2(R[0].x, R[1].x);
+                else o = R[0];
+                const size_t orow = c0 + P * wc + q, ocol = r0 + P * tx;
+                if (full) { /* one 8-byte store (a plain assignment may split in two) */
+                    __stwb(reinterpret_cast<uint2 *>(out + orow * ld_out + ocol), o);
+                } else if (orow < cols) {
+#pragma unroll
+                    for (int k = 0; k < P; k++)
+                        if (ocol + k < rows) out[orow * ld_out + ocol + k] = word_elem<T>(o, k);
+                }
+            }
+        }
+    };
+
+    size_t t = blockIdx.x;
+    if (PIPE && t < g.count) load(t);
+    for (int b = 0; t < g.count; b = PIPE ? b ^ 1 : 0) {
+        if (!PIPE) load(t);
+        uint2 *ts = tile[b];
+#pragma unroll
+        for (int j = 0; j < LD; j++) ts[pslot(ty + 8 * j, tx)] = v[j];
+        __syncthreads();
+        const size_t tn = t + gridDim.x;
+        if (PIPE && tn < g.count) load(tn); /* in flight while this tile is stored */
+        store(t, ts);
+        if (!PIPE) __syncthreads(); /* one buffer: the next tile overwrites it */
+        t = tn;
+    }
+#undef pslot
+}
+
 /* ------------------------------------------------------------ launching -- */
 
 struct Args {
     size_t rows, cols, ld_in, ld_out;
     cudaStream_t s;
+    int sm_count;
 };
 
 template <typename T, int BX, int BY, int UNROLL, bool LOAD_ROWS>
@@ -347,11 +475,37 @@ void launch_tile32(const Args &a, const T *in, T *out)
     k_tile32<T><<<grid_of(g), dim3(32, 8), 0, a.s>>>(in, a.ld_in, out, a.ld_out, a.rows, a.cols, g);
 }
 
+template <typename T, bool PIPE>
+void launch_pair(const Args &a, const T *in, T *out)
+{
+    constexpr int TILE = 32 * (8 / (int)sizeof(T));
+    TileGrid g = make_tiles(a.cols, a.rows, TILE, TILE, ORDER_ROWS);
+    unsigned grid = grid_of(g);
+    if (PIPE) { /* persistent: one wave of resident blocks */
+        int per_sm = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_pair<T, PIPE>, 256, 0) !=
+                cudaSuccess ||
+            per_sm < 1) {
+            (void)cudaGetLastError();
+            per_sm = 1;
+        }
+        size_t wave = (size_t)per_sm * (size_t)(a.sm_count > 0 ? a.sm_count : 1);
+        if (wave < grid) grid = (unsigned)wave;
+    }
+    k_pair<T, PIPE><<<grid, dim3(32, 8), 0, a.s>>>(in, a.ld_in, out, a.ld_out, a.rows, a.cols, g);
+}
+
 /* 16-byte accesses need 16-byte aligned bases and row pitches. */
 bool vec_ok(const void *in, size_t ld_in, const void *out, size_t ld_out, size_t esize)
 {
     return ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0) && (ld_in * esize) % 16 == 0 &&
            (ld_out * esize) % 16 == 0;
+}
+/* 8-byte words need 8-byte aligned bases and row pitches. */
+bool pair_ok(const void *in, size_t ld_in, const void *out, size_t ld_out, size_t esize)
+{
+    return ((uintptr_t)in % 8 == 0) && ((uintptr_t)out % 8 == 0) && (ld_in * esize) % 8 == 0 &&
+           (ld_out * esize) % 8 == 0;
 }
 
 template <typename T>
@@ -410,6 +564,18 @@ const char *launch(int rung, const Args &a, const T *in, T *out)
             else launch_vec<T, 32, 128>(a, in, out, ORDER_GROUPED);
         }
         return "k_vec";
+    case TR_VEC8_2X2:
+    case TR_VEC8_2X2_PIPE:
+        if (!pair_ok(in, a.ld_in, out, a.ld_out, sizeof(T))) {
+            launch_tile32<T>(a, in, out); /* odd f32 pitches: no 8-byte words */
+            return "k_tile32";
+        }
+        if (rung == TR_VEC8_2X2) {
+            launch_pair<T, false>(a, in, out);
+            return "k_pair";
+        }
+        launch_pair<T, true>(a, in, out);
+        return "k_pair<pipe>";
     }
     return NULL;
 }
@@ -420,7 +586,7 @@ extern "C" cupat_status cupat__transpose_cuda(cupat_ctx *ctx, int rung, size_t r
                                               size_t elem_size, const void *in, size_t ld_in,
                                               void *out, size_t ld_out)
 {
-    Args a = {rows, cols, ld_in, ld_out, ctx->stream};
+    Args a = {rows, cols, ld_in, ld_out, ctx->stream, ctx->sm_count};
     const char *name =
         elem_size == 4
             ? launch<uint32_t>(rung, a, (const uint32_t *)in, (uint32_t *)out)

@@ -34,6 +34,8 @@ enum cupat_transpose_rung {
     TR_VEC16_WIDE,       /* 16-byte accesses, 256-byte tile rows: the default   */
     TR_VEC16_STREAM,     /* the same with evict-first cache hints               */
     TR_VEC16_GROUPED,    /* the same, tiles in grouped (squarish) order          */
+    TR_VEC8_2X2,         /* 8-byte words, 256-byte tile rows, 2x2 register tiles */
+    TR_VEC8_2X2_PIPE,    /* the same, persistent, next tile's loads in flight    */
     TR_CUDA_COUNT,
     TR_CPU_NAIVE = TR_CUDA_COUNT, /* OpenMP over output rows                    */
     TR_CPU,                       /* OpenMP, cache-blocked 32x32: CPU default   */

@@ -2,7 +2,9 @@
  * 4.2-4.5 and 5.2 and lecture 10, as measured tables: aligned vs misaligned
  * reads and writes, AoS vs SoA, the copy kernels with and without __ldg /
  * const __restrict__, shared-memory layouts and bank conflicts, and matrix
- * addition over device, managed and zero-copy memory. With --ncu it re-runs
+ * addition over device, managed and zero-copy memory. Every row is checked
+ * like a bench rung: outputs poisoned, one call, compared with values the
+ * host recomputes ("ok" / FAIL in the check column; a FAIL exits 1). With --ncu it re-runs
  * itself under Nsight Compute and adds the counters the books quote (load /
  * store efficiency, sectors per request, shared wavefronts and conflicts). */
 #define _GNU_SOURCE /* popen, readlink */
@@ -14,6 +16,7 @@
 #include "internal.h"
 
 #include <cuda_runtime_api.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +76,35 @@ typedef struct lab {
     float *mc;
     size_t nx, ny;
     float *pin_a, *pin_b, *pin_c; /* pinned host buffers of the explicit-copy row */
+    int um_pattern; /* matadd inputs: 1 the pat() values, 0 the seeded random fill */
+    float *mc_host; /* zero-copy row: C as the host sees it (poisoned from the host) */
 } lab;
+
+typedef cupat_status (*check_fn)(bench_run *, void *, int, bench_check *);
+
+/* Inputs: a and b hold bench_rand_f32 values of these seeds (2n floats each),
+ * so every check recomputes them on the host instead of copying them back. */
+enum { SEED_A = 41, SEED_B = 42, SEED_C = 43 };
+#define CHECK_CHUNK ((size_t)1 << 16)
+static float in_a(size_t i)
+{
+    return bench_rand_f32(SEED_A, i, -1.0f, 2.0f);
+}
+static float in_b(size_t i)
+{
+    return bench_rand_f32(SEED_B, i, -1.0f, 2.0f);
+}
+/* The host-side matrices of the explicit, managed and zero-copy rows. */
+static float pat(size_t k)
+{
+    return (float)(k % 1000) * 0.001f;
+}
+/* One float addition: host and device both round to nearest; the bound also
+ * covers a host compiler that contracts the input generation. */
+static double add_tol(double v)
+{
+    return fabs(v) * 0x1p-24;
+}
 
 static void usage(FILE *f)
 {
@@ -321,9 +352,161 @@ static cupat_status f_explicit(bench_run *r, void *p)
                        "cudaMemcpyAsync D2H");
 }
 
-/* One row: in the profile pass a single launch; else measured. */
+/* ------------------------------------------- checks (every row has one) -- */
+
+/* Poison what a row writes, so an unwritten element fails (NaN never passes). */
+static cupat_status p_poison_c(bench_run *r, void *p)
+{
+    lab *L = p;
+    (void)r;
+    return cupat_memset(L->ctx, L->c, 0xFF, 2 * L->n * sizeof(float));
+}
+static cupat_status p_aos(bench_run *r, void *p)
+{
+    lab *L = p;
+    /* the in-place kind reads c: give it known values */
+    if (L->kind == LAB_AOS_ONE) return bench_fill_f32(r, L->c, 2 * L->n, SEED_C, -1.0f, 2.0f);
+    return p_poison_c(r, p);
+}
+static cupat_status p_smem(bench_run *r, void *p)
+{
+    lab *L = p;
+    (void)r;
+    return cupat_memset(L->ctx, L->smem_out, 0xFF, (size_t)L->smem_blocks * 1024 * 4);
+}
+static cupat_status p_matadd(bench_run *r, void *p)
+{
+    lab *L = p;
+    (void)r;
+    if (L->mc_host) { /* mapped host memory: poison it from the host */
+        CUPAT_TRY(cupat_sync(L->ctx));
+        memset(L->mc_host, 0xFF, L->nx * L->ny * sizeof(float));
+        return CUPAT_SUCCESS;
+    }
+    /* C may be device or managed memory: the runtime's memset takes both */
+    return cupat__cuda(L->ctx,
+                       cudaMemsetAsync(L->mc, 0xFF, L->nx * L->ny * sizeof(float), L->ctx->stream),
+                       "cudaMemsetAsync (poison C)");
+}
+static cupat_status p_explicit(bench_run *r, void *p)
+{
+    lab *L = p;
+    CUPAT_TRY(cupat_sync(L->ctx)); /* no copy into pin_c still queued */
+    memset(L->pin_c, 0xFF, L->nx * L->ny * sizeof(float));
+    return cupat_memset(L->ctx, L->c, 0xFF, L->nx * L->ny * sizeof(float));
+}
+
+/* Expected outputs, element `start` on (relative to the checked range). */
+static void e_offset(void *p, size_t start, size_t len, double *e, double *tol)
+{
+    lab *L = p;
+    /* read kinds: c[i] = a[i + off] + b[i + off]; write: c[off + i] = a[i] + b[i],
+     * checked from c + off */
+    size_t shift = L->kind == LAB_WRITE_OFFSET ? 0 : L->offset;
+    for (size_t k = 0; k < len; k++) {
+        size_t i = start + k + shift;
+        e[k] = (double)(in_a(i) + in_b(i));
+        tol[k] = add_tol(e[k]);
+    }
+}
+static void e_aos(void *p, size_t start, size_t len, double *e, double *tol)
+{
+    lab *L = p;
+    size_t n = L->n;
+    for (size_t k = 0; k < len; k++) {
+        size_t i = start + k;
+        float v;
+        switch (L->kind) {
+        case LAB_AOS:
+        case LAB_AOS_F2: v = in_a(i) + (i % 2 ? 20.0f : 10.0f); break; /* {x + 10, y + 20} */
+        case LAB_SOA: v = in_a(i) + (i < n ? 10.0f : 20.0f); break;    /* x[], then y[] */
+        case LAB_AOS_ONE: v = bench_rand_f32(SEED_C, i | 1, -1.0f, 2.0f); break; /* x = y */
+        default: v = in_a(n + i); break; /* SOA_ONE: a[i] = b[i], b = the second half */
+        }
+        e[k] = (double)v;
+        tol[k] = L->kind == LAB_AOS_ONE || L->kind == LAB_SOA_ONE ? 0 : add_tol(e[k]);
+    }
+}
+static void e_copy(void *p, size_t start, size_t len, double *e, double *tol)
+{
+    (void)p;
+    for (size_t k = 0; k < len; k++) { /* the ints carry the float bits of a */
+        e[k] = (double)in_a(start + k);
+        tol[k] = 0;
+    }
+}
+static void e_matadd(void *p, size_t start, size_t len, double *e, double *tol)
+{
+    lab *L = p;
+    size_t n = L->nx * L->ny;
+    for (size_t k = 0; k < len; k++) {
+        size_t i = start + k;
+        e[k] = L->um_pattern ? (double)(pat(i) + pat(n + i)) : (double)(in_a(i) + in_b(i));
+        tol[k] = add_tol(e[k]);
+    }
+}
+
+static cupat_status c_offset(bench_run *r, void *p, int strict, bench_check *chk)
+{
+    lab *L = p;
+    (void)strict;
+    size_t m = L->n - L->offset, base = L->kind == LAB_WRITE_OFFSET ? L->offset : 0;
+    return bench_verify_f32(r, L->c + base, m, CHECK_CHUNK, e_offset, L, chk);
+}
+static cupat_status c_aos(bench_run *r, void *p, int strict, bench_check *chk)
+{
+    lab *L = p;
+    (void)strict;
+    size_t count = L->kind == LAB_SOA_ONE ? L->n : 2 * L->n;
+    return bench_verify_f32(r, L->c, count, CHECK_CHUNK, e_aos, L, chk);
+}
+static cupat_status c_copy(bench_run *r, void *p, int strict, bench_check *chk)
+{
+    lab *L = p;
+    (void)strict;
+    return bench_verify_f32(r, (const float *)L->ib, L->n, CHECK_CHUNK, e_copy, L, chk);
+}
+static cupat_status c_matadd(bench_run *r, void *p, int strict, bench_check *chk)
+{
+    lab *L = p;
+    (void)strict;
+    return bench_verify_f32(r, L->mc, L->nx * L->ny, L->nx, e_matadd, L, chk);
+}
+static cupat_status c_explicit(bench_run *r, void *p, int strict, bench_check *chk)
+{
+    lab *L = p;
+    (void)strict; /* what came back to the host, not only what the kernel wrote */
+    return bench_verify_f32(r, L->pin_c, L->nx * L->ny, L->nx, e_matadd, L, chk);
+}
+/* Shared-memory layouts: exact sums of the values each thread read back. */
+static cupat_status c_smem(bench_run *r, void *p, int strict, bench_check *chk)
+{
+    lab *L = p;
+    (void)r, (void)strict;
+    size_t T = lab_smem_threads(L->kind), n = (size_t)L->smem_blocks * T;
+    uint32_t *h = malloc(n * sizeof *h);
+    if (!h) return cupat__fail(L->ctx, CUPAT_ERROR_OUT_OF_MEMORY, "lab: out of host memory");
+    cupat_status s = cupat_memcpy(L->ctx, h, L->smem_out, n * sizeof *h);
+    if (!s) s = cupat_sync(L->ctx);
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; !s && i < n; i++)
+        if (h[i] != lab_smem_expect(L->kind, (unsigned)(i % T), L->smem_iters) && !wrong++)
+            first = i;
+    if (!s) {
+        chk->checked += n;
+        chk->wrong += wrong;
+        if (wrong && !chk->msg[0])
+            snprintf(chk->msg, sizeof chk->msg,
+                     "out[%zu] = %u, expected %u; %zu of %zu wrong", first, h[first],
+                     lab_smem_expect(L->kind, (unsigned)(first % T), L->smem_iters), wrong, n);
+    }
+    free(h);
+    return s;
+}
+
+/* One row: in the profile pass a single launch; else checked, then measured. */
 static cupat_status row(lab *L, bench_table *t, const char *name, const char *technique,
-                        bench_fn fn)
+                        bench_fn fn, bench_fn prepare, check_fn check)
 {
     if (L->profile) {
         CUPAT_TRY(fn(NULL, L));
@@ -333,7 +516,7 @@ static cupat_status row(lab *L, bench_table *t, const char *name, const char *te
     if (!r) return CUPAT_ERROR_OUT_OF_MEMORY;
     r->technique = technique;
     bench_progress(L->run, "lab access %s: %s", t->title, name);
-    bench_measure(L->run, t, r, fn, NULL, NULL, 1, L);
+    bench_measure(L->run, t, r, fn, prepare, check, 1, L);
     return CUPAT_SUCCESS;
 }
 
@@ -387,7 +570,7 @@ static cupat_status exp_offset(lab *L, size_t *launch)
         for (int o = 0; o <= MAX_OFFSET; o++) {
             snprintf(names[o], sizeof names[o], "offset %d", o);
             L->offset = (size_t)o;
-            CUPAT_TRY(row(L, t, names[o], NULL, f_offset));
+            CUPAT_TRY(row(L, t, names[o], NULL, f_offset, p_poison_c, c_offset));
             (*launch)++;
         }
         end(L, t, first, 0);
@@ -416,7 +599,7 @@ static cupat_status exp_aos(lab *L, size_t *launch)
     };
     for (size_t i = 0; i < 3; i++) {
         L->kind = both[i].kind;
-        CUPAT_TRY(row(L, t, both[i].name, both[i].tech, f_aos));
+        CUPAT_TRY(row(L, t, both[i].name, both[i].tech, f_aos, p_aos, c_aos));
         (*launch)++;
     }
     end(L, t, first, 0);
@@ -427,7 +610,7 @@ static cupat_status exp_aos(lab *L, size_t *launch)
     first = *launch;
     for (size_t i = 0; i < 2; i++) {
         L->kind = one[i].kind;
-        CUPAT_TRY(row(L, t, one[i].name, one[i].tech, f_aos));
+        CUPAT_TRY(row(L, t, one[i].name, one[i].tech, f_aos, p_aos, c_aos));
         (*launch)++;
     }
     end(L, t, first, 0);
@@ -451,7 +634,7 @@ static cupat_status exp_copy(lab *L, size_t *launch)
     };
     for (size_t i = 0; i < 3; i++) {
         L->kind = k[i].kind;
-        CUPAT_TRY(row(L, t, k[i].name, k[i].tech, f_copy));
+        CUPAT_TRY(row(L, t, k[i].name, k[i].tech, f_copy, p_poison_c, c_copy));
         (*launch)++;
     }
     end(L, t, first, 0);
@@ -488,7 +671,7 @@ static cupat_status exp_smem(lab *L, size_t *launch)
     size_t first = *launch;
     for (int k = 0; k < LAB_SMEM_COUNT; k++) {
         L->kind = k;
-        CUPAT_TRY(row(L, t, lab_smem_names[k], tech[k], f_smem));
+        CUPAT_TRY(row(L, t, lab_smem_names[k], tech[k], f_smem, p_smem, c_smem));
         (*launch)++;
     }
     end(L, t, first, 1);
@@ -513,7 +696,10 @@ static cupat_status managed_first_touch(lab *L, bench_table *t, float *m, size_t
     cudaEvent_t e0, e1;
     CUPAT_CUDA_TRY(L->ctx, cudaEventCreate(&e0));
     CUPAT_CUDA_TRY(L->ctx, cudaEventCreate(&e1));
-    cupat_status s = CUPAT_SUCCESS;
+    cupat_status s = cupat_sync(L->ctx);
+    /* Poison C from the host: every call must overwrite all of it (checked
+     * after the last one). */
+    if (!s) memset(m + 2 * n, 0xFF, n * sizeof(float));
     for (int i = 0; i < REPS && !s; i++) {
         for (size_t k = 0; k < 2 * n; k += 1024) m[k] += 0.0f; /* one write a page or so */
         L->ma = m, L->mb = m + n, L->mc = m + 2 * n;
@@ -532,6 +718,16 @@ static cupat_status managed_first_touch(lab *L, bench_table *t, float *m, size_t
         snprintf(r->message, sizeof r->message, "%s", cupat_last_error(L->ctx));
         return CUPAT_SUCCESS;
     }
+    bench_check chk = {0};
+    L->um_pattern = 1;
+    s = c_matadd(L->run, L, 1, &chk);
+    if (s) {
+        r->verdict = BENCH_ERROR;
+        snprintf(r->message, sizeof r->message, "check: %s", cupat_last_error(L->ctx));
+        return CUPAT_SUCCESS;
+    }
+    r->verdict = chk.wrong ? BENCH_FAIL : BENCH_OK;
+    if (chk.wrong) snprintf(r->message, sizeof r->message, "%s", chk.msg);
     qsort(ms, REPS, sizeof ms[0], cmp_d);
     r->reps = REPS;
     r->ms = ms[REPS / 2];
@@ -557,15 +753,18 @@ static cupat_status exp_um(lab *L, size_t *launch)
 
     /* 1. device memory (the lab's a, b, c buffers hold >= n floats) */
     L->ma = L->a, L->mb = L->b, L->mc = L->c;
-    s = row(L, t, "device memory", "cudaMalloc: the kernel alone", f_matadd);
+    L->um_pattern = 0;
+    s = row(L, t, "device memory", "cudaMalloc: the kernel alone", f_matadd, p_matadd, c_matadd);
     (*launch)++;
     /* 2. explicit copies around it (every row launches lab_matadd once: the
      * ncu pass maps rows to launches by order) */
     if (!s) s = cupat__cuda(L->ctx, cudaMallocHost((void **)&L->pin_a, 3 * bytes), "cudaMallocHost");
     if (!s) {
         L->pin_b = L->pin_a + n, L->pin_c = L->pin_a + 2 * n;
-        for (size_t k = 0; k < 2 * n; k++) L->pin_a[k] = (float)(k % 1000) * 0.001f;
-        s = row(L, t, "explicit copies", "pinned cudaMemcpy H2D, kernel, D2H", f_explicit);
+        for (size_t k = 0; k < 2 * n; k++) L->pin_a[k] = pat(k);
+        L->um_pattern = 1;
+        s = row(L, t, "explicit copies", "pinned cudaMemcpy H2D, kernel, D2H", f_explicit,
+                p_explicit, c_explicit);
         cupat_sync(L->ctx);
         cudaFreeHost(L->pin_a);
         L->pin_a = NULL;
@@ -575,17 +774,19 @@ static cupat_status exp_um(lab *L, size_t *launch)
     if (!s) s = cupat__cuda(L->ctx, cudaMallocManaged((void **)&m, 3 * bytes, cudaMemAttachGlobal),
                             "cudaMallocManaged");
     if (!s) {
-        for (size_t k = 0; k < 2 * n; k++) m[k] = (float)(k % 1000) * 0.001f;
+        for (size_t k = 0; k < 2 * n; k++) m[k] = pat(k);
         struct cudaMemLocation loc = {cudaMemLocationTypeDevice, cupat_get_device(L->ctx)};
         cudaError_t e = cudaMemPrefetchAsync(m, 3 * bytes, loc, 0, L->ctx->stream);
         if (e != cudaSuccess) (void)cudaGetLastError(); /* no prefetch: first call migrates */
         L->ma = m, L->mb = m + n, L->mc = m + 2 * n;
-        s = row(L, t, "managed, resident", "cudaMallocManaged, prefetched to the GPU", f_matadd);
+        L->um_pattern = 1;
+        s = row(L, t, "managed, resident", "cudaMallocManaged, prefetched to the GPU", f_matadd,
+                p_matadd, c_matadd);
         (*launch)++;
         if (!s && !L->profile) s = managed_first_touch(L, t, m, n);
         if (L->profile && !s) { /* profile the same launches: one host-touched call */
             for (size_t k = 0; k < 2 * n; k += 1024) m[k] += 0.0f;
-            s = row(L, t, "managed, host-touched", NULL, f_matadd);
+            s = row(L, t, "managed, host-touched", NULL, f_matadd, NULL, NULL);
         }
         (*launch)++;
     }
@@ -595,12 +796,15 @@ static cupat_status exp_um(lab *L, size_t *launch)
     if (!s) s = cupat__cuda(L->ctx, cudaHostGetDevicePointer((void **)&zd, z, 0),
                             "cudaHostGetDevicePointer");
     if (!s) {
-        for (size_t k = 0; k < 2 * n; k++) z[k] = (float)(k % 1000) * 0.001f;
+        for (size_t k = 0; k < 2 * n; k++) z[k] = pat(k);
         L->ma = zd, L->mb = zd + n, L->mc = zd + 2 * n;
-        s = row(L, t, "zero-copy", "cudaHostAllocMapped: every access crosses the bus", f_matadd);
+        L->mc_host = z + 2 * n;
+        s = row(L, t, "zero-copy", "cudaHostAllocMapped: every access crosses the bus", f_matadd,
+                p_matadd, c_matadd);
         (*launch)++;
     }
     cupat_sync(L->ctx);
+    L->mc_host = NULL;
     if (m) cudaFree(m);
     if (z) cudaFreeHost(z);
     end(L, t, first, 0);
@@ -717,8 +921,8 @@ int cmd_lab(int argc, char **argv)
     if (!s) s = cupat_malloc(ctx, (void **)&L.b, fb);
     if (!s) s = cupat_malloc(ctx, (void **)&L.c, fb);
     if (!s) s = cupat_malloc(ctx, (void **)&L.smem_out, (size_t)L.smem_blocks * 1024 * 4);
-    if (!s && !profile) s = bench_fill_f32(&run, L.a, 2 * n, 41, -1.0f, 2.0f);
-    if (!s && !profile) s = bench_fill_f32(&run, L.b, 2 * n, 42, -1.0f, 2.0f);
+    if (!s && !profile) s = bench_fill_f32(&run, L.a, 2 * n, SEED_A, -1.0f, 2.0f);
+    if (!s && !profile) s = bench_fill_f32(&run, L.b, 2 * n, SEED_B, -1.0f, 2.0f);
     if (!s && profile) s = cupat_memset(ctx, L.a, 0x3F, fb); /* counters only: any values */
     if (!s && profile) s = cupat_memset(ctx, L.b, 0x3F, fb);
     L.ia = (int *)L.a;

@@ -1,0 +1,7 @@
+/* gemm_async_p1.cu — part 1 of the multistage kernel's instantiations (see
+ * gemm_async.cuh): its configurations' kernels, built in parallel with the
+ * other parts. */
+#define GEMM_ASYNC_PART 1
+#include "gemm/gemm_async.cuh"
+
+GEMM_ASYNC_PART_TABLE(part1)
