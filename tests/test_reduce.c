@@ -570,8 +570,9 @@ static void test_even_configs(void)
                     run_check(name, idx, ts[q], os[q], n, dx + mis, &r, dres, (key + si) & 1);
                 }
         }
-    reduce_even_cfg bad = {0, 4, 256, 0};
-    CHECK(cupat__reduce_even_set(&bad) == -1, "even config sub 0 refused");
+    reduce_even_cfg bad = {-1, 4, 256, 0}, bad_loads = {0, 6, 256, 0};
+    CHECK(cupat__reduce_even_set(&bad) == -1, "even config sub -1 refused");
+    CHECK(cupat__reduce_even_set(&bad_loads) == -1, "even config loads 6 refused");
     CHECK(cupat__reduce_even_set(NULL) == 0, "even config defaults");
     CHECK_OK(ctx, cupat_set_variant(ctx, "reduce", NULL));
     dfree(dx);
