@@ -13,28 +13,11 @@
 #include <stdint.h>
 
 static cupat_ctx *ctx;
+#define xmalloc(bytes) test_xmalloc(bytes)
+#define dalloc(bytes) test_dalloc(ctx, bytes)
 
 /* ------------------------------------------------------------- helpers -- */
 
-static void *xmalloc(size_t bytes)
-{
-    void *p = calloc(1, bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "out of host memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-static void *dalloc(size_t bytes)
-{
-    void *p = NULL;
-    CHECK_OK(ctx, cupat_malloc(ctx, &p, bytes));
-    if (!p && bytes) {
-        fprintf(stderr, "cannot allocate %zu backend bytes\n", bytes);
-        exit(1);
-    }
-    return p;
-}
 static void dfree(void *p) { CHECK_OK(ctx, cupat_free(ctx, p)); }
 static void put(void *d, const void *h, size_t bytes)
 {

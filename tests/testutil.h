@@ -108,6 +108,27 @@ static inline uint64_t test_rand(void)
 /* Uniform in [-1, 1). */
 static inline float test_randf(void) { return (float)((test_rand() >> 40) * 0x1p-23 - 1.0); }
 
+/* Allocations a test cannot go on without: failure ends the test. */
+static inline void *test_xmalloc(size_t bytes)
+{
+    void *p = calloc(1, bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of host memory (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+static inline void *test_dalloc(cupat_ctx *ctx, size_t bytes)
+{
+    void *p = NULL;
+    CHECK_OK(ctx, cupat_malloc(ctx, &p, bytes));
+    if (!p && bytes) {
+        fprintf(stderr, "cannot allocate %zu backend bytes\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+
 /* Host <-> backend buffers: a backend allocation filled from host data. */
 static inline void *test_upload(cupat_ctx *ctx, const void *host, size_t bytes)
 {
