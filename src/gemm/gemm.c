@@ -114,10 +114,10 @@ static cupat_status check_matrix(cupat_ctx *ctx, const char *fn, const char *nam
  * fastest. A CTA of config c holds bm x bn outputs and walks k; slots = SMs x
  * CTAs per SM run at once, so a grid of t tiles takes ceil(t / slots) waves of
  * one CTA's time (wave quantization, PMPP 5.6). One CTA's time is its FMAs
- * over its share of the SM's FP32 rate at efficiency eff (the fraction of peak
- * that configuration reaches on full waves, to be set from `cupat bench gemm
- * --sweep-blocks` on the H100; see docs/gemm.md). Split-K divides k among s
- * CTAs per tile and pays for writing and summing s partial products. */
+ * over its share of the SM's FP32 rate at efficiency eff (the fraction of the
+ * model's peak that configuration reaches, measured with `cupat bench gemm
+ * --sweep-blocks` on the H100: gemm_async.cuh, docs/gemm.md). Split-K divides
+ * k among s CTAs per tile and pays for writing and summing s partial products. */
 #define SM_FLOPS_PER_NS 512.0 /* 128 FP32 FMA per clock at ~2 GHz: model scale only */
 #define HBM_BYTES_PER_NS 2500.0
 #define LAUNCH_NS 2500.0
