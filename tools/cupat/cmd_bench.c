@@ -37,7 +37,7 @@ static void usage(FILE *f)
             "                      images (WIDTHxHEIGHT); 268435456, 2^28, 256M, 16384x16384\n"
             "  --reps N            exactly N timed calls a row (default: adaptive)\n"
             "  --list              list the ladder: name, backend, technique, source\n"
-            "  --sweep-blocks      matadd only: PCCP 3.3's block-shape sweep (needs a GPU)\n"
+            "  --sweep-blocks      matadd: PCCP 3.3's block shapes; gemm: tile configs x split-K (GPU)\n"
             "  --json FILE         write all tables as JSON (needs cJSON)\n"
             "  --csv FILE          write all rows as CSV\n"
             "  --backend B         auto (default), cpu or cuda\n"
@@ -209,7 +209,7 @@ int cmd_bench(int argc, char **argv)
         return 2;
     }
     if (sweep && (all || !one->sweep)) {
-        fprintf(stderr, "%s: --sweep-blocks is an experiment of matadd only, not '%s'\n", CMD,
+        fprintf(stderr, "%s: '%s' has no --sweep-blocks experiment (matadd and gemm do)\n", CMD,
                 pattern);
         return 2;
     }
@@ -237,8 +237,8 @@ int cmd_bench(int argc, char **argv)
         return 2;
     }
     if (sweep && actual != CUPAT_BACKEND_CUDA) {
-        printf("matadd --sweep-blocks needs a GPU (the CUDA backend); nothing to sweep on %s\n",
-               cupat_backend_name(actual));
+        printf("%s --sweep-blocks needs a GPU (the CUDA backend); nothing to sweep on %s\n",
+               pattern, cupat_backend_name(actual));
         cupat_destroy(ctx);
         return 0;
     }
