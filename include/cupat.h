@@ -139,6 +139,10 @@ cupat_status cupat_get_variant(const cupat_ctx *ctx, const char *pattern,
 
 /* --------------------------------------------------------- elementwise -- */
 
+/* Outputs of the elementwise calls may be exactly an input (same pointer and
+ * leading dimension: in place); any other overlap is CUPAT_ERROR_INVALID_VALUE.
+ * gray and blur allow no overlap at all. */
+
 /* c[i] = a[i] + b[i], i < n (PMPP 2.3). Pattern "vadd". */
 cupat_status cupat_vadd_f32(cupat_ctx *ctx, size_t n, const float *a, const float *b,
                             float *c);
@@ -172,12 +176,18 @@ typedef struct cupat_image {
     uint8_t *data;
 } cupat_image;
 
-/* Read a PNG, PPM or PGM file (format from its contents). 16-bit files are
- * scaled to 8 bits, palettes expanded. ctx may be NULL (message then in
- * cupat_last_error(NULL)). CUPAT_ERROR_IO: unreadable; CUPAT_ERROR_FORMAT:
- * malformed; CUPAT_ERROR_NOT_SUPPORTED: format this build lacks. */
+/* Read a PNG, PPM, PGM (also PBM, PAM) file (format from its contents). 16-bit
+ * samples are scaled to 8 bits as round(v * 255 / maxval), palettes expanded;
+ * gray gives 1 channel, colour 3, and anything with alpha (gray+alpha, tRNS,
+ * RGBA) 4 channels (gray+alpha as RGBA with r = g = b). ctx may be NULL
+ * (message then in cupat_last_error(NULL)). CUPAT_ERROR_IO: unreadable;
+ * CUPAT_ERROR_FORMAT: malformed or absurd dimensions (checked before any
+ * allocation); CUPAT_ERROR_NOT_SUPPORTED: a format this build lacks. */
 cupat_status cupat_image_read(cupat_ctx *ctx, const char *path, cupat_image *img);
-/* Write as PNG or PPM/PGM, by the extension of `path` (.png, .ppm, .pgm, .pnm). */
+/* Write by the extension of `path`: .png (1, 3, 4 channels), .ppm (1 or 3:
+ * gray is copied into r, g, b), .pgm (1), .pnm (P5 for 1, P6 for 3), .pam
+ * (keeps alpha). Refused combinations (e.g. RGBA to .ppm) are
+ * CUPAT_ERROR_INVALID_VALUE; a failed write removes the partial file. */
 cupat_status cupat_image_write(cupat_ctx *ctx, const char *path, const cupat_image *img);
 /* Allocate img->data for the given shape (zeroed) / release it. */
 cupat_status cupat_image_alloc(cupat_ctx *ctx, cupat_image *img, size_t width,
