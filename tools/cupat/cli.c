@@ -34,6 +34,18 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **value,
     return 1;
 }
 
+int cli_backend_opt(int argc, char **argv, int *i, const char *cmd, cupat_backend *backend,
+                    long *device)
+{
+    const char *v = NULL;
+    int r;
+    if ((r = cli_opt(argc, argv, i, "--backend", &v, cmd)) != 0)
+        return r < 0 || cli_parse_backend(v, backend) ? 2 : 1;
+    if ((r = cli_opt(argc, argv, i, "--device", &v, cmd)) != 0)
+        return r < 0 || cli_parse_int(cmd, "--device", v, 0, 1 << 20, device) ? 2 : 1;
+    return 0;
+}
+
 int cli_unknown(const char *cmd, const char *arg)
 {
     if (arg[0] == '-')

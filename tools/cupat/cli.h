@@ -3,6 +3,8 @@
 #ifndef CUPAT_CLI_H
 #define CUPAT_CLI_H
 
+#include "cupat.h"
+
 #include <stddef.h>
 
 /* "--help" or "-h". */
@@ -14,6 +16,12 @@ int cli_is_help(const char *arg);
  * (reason printed, prefixed with `cmd`; the caller returns 2). */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **value,
             const char *cmd);
+
+/* The options every GPU subcommand takes: --backend auto|cpu|cuda and
+ * --device N. Returns 1 when argv[*i] was one of them (parsed into *backend or
+ * *device), 0 when it is another argument, 2 after a one-line reason. */
+int cli_backend_opt(int argc, char **argv, int *i, const char *cmd, cupat_backend *backend,
+                    long *device);
 
 /* One-line reason for an unknown option or stray argument; returns 2. */
 int cli_unknown(const char *cmd, const char *arg);

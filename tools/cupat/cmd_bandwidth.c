@@ -363,13 +363,14 @@ int cmd_bandwidth(int argc, char **argv)
             return 0;
         }
     for (int i = 1; i < argc; i++) {
+        int common = cli_backend_opt(argc, argv, &i, CMD, &backend, &device);
+        if (common) {
+            if (common == 2) return 2;
+            continue;
+        }
         const char *v = NULL;
         int r;
-        if ((r = cli_opt(argc, argv, &i, "--backend", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_backend(v, &backend)) return 2;
-        } else if ((r = cli_opt(argc, argv, &i, "--device", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_int(CMD, "--device", v, 0, 1 << 20, &device)) return 2;
-        } else if ((r = cli_opt(argc, argv, &i, "--reps", &v, CMD)) != 0) {
+        if ((r = cli_opt(argc, argv, &i, "--reps", &v, CMD)) != 0) {
             if (r < 0 || cli_parse_int(CMD, "--reps", v, 1, MAXREPS, &reps)) return 2;
         } else if ((r = cli_opt(argc, argv, &i, "--max", &v, CMD)) != 0) {
             if (r < 0 || cli_parse_size(CMD, "--max", v, &max)) return 2;

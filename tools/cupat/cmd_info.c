@@ -447,13 +447,12 @@ int cmd_info(int argc, char **argv)
             return 0;
         }
     for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        if ((r = cli_opt(argc, argv, &i, "--backend", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_backend(v, &backend)) return 2;
-        } else if ((r = cli_opt(argc, argv, &i, "--device", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_int(CMD, "--device", v, 0, 1 << 20, &device)) return 2;
-        } else if (strcmp(argv[i], "--no-measure") == 0) {
+        int common = cli_backend_opt(argc, argv, &i, CMD, &backend, &device);
+        if (common) {
+            if (common == 2) return 2;
+            continue;
+        }
+        if (strcmp(argv[i], "--no-measure") == 0) {
             measure = 0;
         } else {
             return cli_unknown(CMD, argv[i]);
