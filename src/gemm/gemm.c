@@ -116,21 +116,24 @@ static cupat_status check_matrix(cupat_ctx *ctx, const char *fn, const char *nam
  * one CTA's time (wave quantization, PMPP 5.6). One CTA's time is its FMAs
  * over its share of the SM's FP32 rate at efficiency eff (the fraction of the
  * model's peak that configuration reaches, measured with `cupat bench gemm
- * --sweep-blocks` on the H100: gemm_async.cuh, docs/gemm.md). Split-K divides
+ * --sweep-blocks` on the H100 and fitted by scripts/gemm-fit-eff:
+ * gemm_async.cuh, docs/gemm.md); a configuration has one efficiency for its
+ * 16-byte-copy build and one for its 4-byte build, which unaligned operands
+ * run. Split-K divides
  * k among s CTAs per tile and pays for writing and summing s partial products. */
 #define SM_FLOPS_PER_NS 512.0 /* 128 FP32 FMA per clock at ~2 GHz: model scale only */
 #define HBM_BYTES_PER_NS 2500.0
 #define LAUNCH_NS 2500.0
 
-static double model_ns(const cupat_gemm_config *c, int ctas_per_sm, int sms, double m,
-                       double n, double k, int s)
+static double model_ns(const cupat_gemm_config *c, double eff, int ctas_per_sm, int sms,
+                       double m, double n, double k, int s)
 {
     double tiles = ceil(m / c->bm) * ceil(n / c->bn);
     double slots = (double)sms * ctas_per_sm;
     double kslice = ceil(ceil(k / s) / c->bk) * c->bk;
     double waves = ceil(tiles * s / slots);
     /* a CTA gets 1/ctas_per_sm of its SM */
-    double cta_ns = 2.0 * c->bm * c->bn * kslice * ctas_per_sm / (SM_FLOPS_PER_NS * c->eff);
+    double cta_ns = 2.0 * c->bm * c->bn * kslice * ctas_per_sm / (SM_FLOPS_PER_NS * eff);
     double t = waves * cta_ns;
     if (s > 1) t += (2.0 * s + 2.0) * m * n * 4.0 / HBM_BYTES_PER_NS + LAUNCH_NS;
     return t;
@@ -139,6 +142,7 @@ static double model_ns(const cupat_gemm_config *c, int ctas_per_sm, int sms, dou
 void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk)
 {
     int sms = ctx->sm_count > 0 ? ctx->sm_count : 132;
+    int vec = cupat__gemm_vec(a);
     double best = INFINITY;
     *cfg = GEMM_CONFIG_ASYNC;
     *splitk = 1;
@@ -147,7 +151,8 @@ void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, 
         for (int s = 1; s <= 16; s *= 2) {
             /* slices of < 128 k are all prologue and epilogue */
             if (s > 1 && (size_t)a->k < (size_t)s * 128) break;
-            double t = model_ns(g, g->min_ctas, sms, a->m, a->n, a->k, s);
+            double t = model_ns(g, vec ? g->eff_vec : g->eff_scalar, g->min_ctas, sms, a->m,
+                                a->n, a->k, s);
             if (t < best * 0.999) { /* ties keep the earlier (larger, tested) entry */
                 best = t;
                 *cfg = c;

@@ -48,14 +48,12 @@ size_t smem_bytes(const cupat_gemm_config *c)
     return (size_t)c->stages * c->bk * ((c->bm + 4) + (c->bn + 4)) * sizeof(float);
 }
 
-bool aligned16(const void *p, size_t ld) { return ((uintptr_t)p & 15) == 0 && (ld & 3) == 0; }
-
 } // namespace
 
 
-#define GEMM_CFG_DESC(part, bm, bn, bk, st, wm, wn, tm, tn, minb, eff)                   \
+#define GEMM_CFG_DESC(part, bm, bn, bk, st, wm, wn, tm, tn, minb, effv, effs)           \
     {#bm "x" #bn "x" #bk "/" #st "/" #minb " " #tm "x" #tn, bm, bn, bk, st, wm * wn * 32,    \
-     tm, tn, minb, eff},
+     tm, tn, minb, effv, effs},
 extern "C" const cupat_gemm_config cupat__gemm_configs[] = {GEMM_ASYNC_CONFIGS(GEMM_CFG_DESC)};
 extern "C" const int cupat__gemm_nconfigs =
     (int)(sizeof cupat__gemm_configs / sizeof cupat__gemm_configs[0]);
@@ -87,8 +85,7 @@ static cupat_status allow_smem(cupat_ctx *ctx, async_fn fn, size_t bytes, int sl
 extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int splitk,
                                                const cupat_gemm_args *a)
 {
-    /* 16-byte copies need aligned rows of the operands contiguous along i / j */
-    bool vec = (!a->ta || aligned16(a->A, a->lda)) && (a->tb || aligned16(a->B, a->ldb));
+    bool vec = cupat__gemm_vec(a) != 0;
     async_fn fn = config_kernel(cfg, vec, a->ta, a->tb);
     if (!fn) return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_gemm_f32: no config %d", cfg);
     const cupat_gemm_config *c = &cupat__gemm_configs[cfg];

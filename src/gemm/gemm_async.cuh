@@ -392,37 +392,38 @@ async_fn pick_ops(int ta, int tb)
 
 /* The configurations. Each entry: BM, BN, BK, stages, warps along M and N,
  * outputs a thread (TM x TN), minimum CTAs per SM (caps registers at 64K /
- * (threads x MINB)), and the efficiency the auto rung's model assumes
+ * (threads x MINB)), and the efficiencies the auto rung's model assumes
  * (gemm.c: relative to its 512 FLOP/ns a SM scale, not to the measured FP32
- * ceiling). Measured: each is the median over the five large shapes of
- * `cupat bench gemm --sweep-blocks` (H100, 2026-11-22, commit f04424d) of the
- * value that makes the model reproduce the config's split-1 time; with them
- * the model picks the measured best config on 4096^3, 4097x3001x2003 and both
- * skinny shapes, and one within 2.5% (8192^3) and 0.3% (1000^3) elsewhere. Each is built twice per op pair: 16-byte copies for
- * aligned operands, 4-byte ones otherwise. Entry 0 is the "async" rung.
- * The 8x16 / 16x8 entries (one CTA of 256 threads a SM, or two of 128, up to
- * 255 registers) are the shape of cuBLAS's and CUTLASS's SIMT SGEMM kernels
- * (128x256 / 256x128 tiles, 64x64 warp tiles); 256x64 and 64x256 stream the
- * long operand of the skinny shapes once with the short side in one tile.
- * The first field is the part (translation unit) that instantiates it. */
+ * ceiling) for the 16-byte-copy build (aligned operands) and the 4-byte one.
+ * Measured with `cupat bench gemm --sweep-blocks` (H100, 2026-11-22, commit
+ * 587fc5d; scripts/gemm-fit-eff does the fit): the 16-byte value is the mean
+ * over 4096^3 and 8192^3, the 4-byte value the one on 4097x3001x2003, of the
+ * efficiency that makes the model reproduce the config's split-1 time. With
+ * them the model picks the measured best config on every issue shape but
+ * 1000^3 (where its pick is within 2.5%). Each is built twice per op pair:
+ * 16-byte copies for aligned operands, 4-byte ones otherwise. Entry 0 is the
+ * "async" rung. The 8x16 / 16x8 entries (one CTA of 256 threads a SM, or two
+ * of 128, up to 255 registers) are the shape of cuBLAS's SIMT SGEMM kernel on
+ * the H100 (ncu: 256x128x8, 3 stages, 8 warps of 64x64, 254 registers); with
+ * only two warps a scheduler they lose to the 8x8 tiles here. 256x64 and
+ * 64x256 stream the long operand of the skinny shapes once with the short
+ * side in one tile. The first field is the part (translation unit) that
+ * instantiates it. */
 #define GEMM_ASYNC_CONFIGS(X)                                                            \
-    X(0, 128, 128, 16, 4, 2, 4, 8, 8, 2, 0.686)                                          \
-    X(0, 128, 128, 8, 4, 2, 4, 8, 8, 2, 0.667)                                           \
-    X(0, 128, 256, 16, 3, 2, 8, 8, 8, 1, 0.716)                                          \
-    X(0, 256, 128, 16, 3, 4, 4, 8, 8, 1, 0.677)                                          \
-    X(0, 128, 64, 16, 4, 2, 2, 8, 8, 4, 0.641)                                           \
-    X(0, 64, 128, 16, 4, 1, 4, 8, 8, 4, 0.671)                                           \
-    X(0, 64, 64, 16, 4, 1, 2, 8, 8, 6, 0.675)                                            \
-    X(1, 128, 256, 8, 4, 2, 4, 8, 16, 1, 0.689)                                          \
-    X(1, 256, 128, 8, 4, 4, 2, 16, 8, 1, 0.685)                                          \
-    X(2, 128, 256, 16, 3, 2, 4, 8, 16, 1, 0.699)                                         \
-    X(2, 128, 128, 8, 4, 2, 2, 8, 16, 2, 0.696)                                          \
-    X(1, 128, 128, 32, 3, 2, 4, 8, 8, 2, 0.72)                                           \
-    X(2, 128, 256, 16, 4, 2, 8, 8, 8, 1, 0.72)                                           \
-    X(1, 128, 256, 32, 3, 2, 8, 8, 8, 1, 0.72)                                           \
-    X(0, 256, 64, 16, 4, 4, 2, 8, 8, 2, 0.647)                                           \
-    X(0, 64, 256, 16, 4, 1, 8, 8, 8, 2, 0.698)                                           \
-    X(2, 64, 256, 16, 4, 1, 4, 8, 16, 2, 0.703)
+    X(0, 128, 128, 16, 4, 2, 4, 8, 8, 2, 0.749, 0.683)                                   \
+    X(0, 128, 128, 8, 4, 2, 4, 8, 8, 2, 0.717, 0.642)                                    \
+    X(0, 128, 256, 16, 3, 2, 8, 8, 8, 1, 0.751, 0.653)                                   \
+    X(0, 256, 128, 16, 3, 4, 4, 8, 8, 1, 0.725, 0.671)                                   \
+    X(0, 64, 128, 16, 4, 1, 4, 8, 8, 4, 0.748, 0.585)                                    \
+    X(0, 64, 64, 16, 4, 1, 2, 8, 8, 6, 0.711, 0.590)                                     \
+    X(1, 128, 256, 8, 4, 2, 4, 8, 16, 1, 0.739, 0.647)                                   \
+    X(2, 256, 128, 8, 4, 4, 2, 16, 8, 1, 0.713, 0.661)                                   \
+    X(2, 128, 128, 8, 4, 2, 2, 8, 16, 2, 0.718, 0.625)                                   \
+    X(1, 128, 128, 32, 3, 2, 4, 8, 8, 2, 0.759, 0.648)                                   \
+    X(2, 128, 256, 16, 4, 2, 8, 8, 8, 1, 0.753, 0.655)                                   \
+    X(1, 128, 256, 32, 3, 2, 8, 8, 8, 1, 0.748, 0.641)                                   \
+    X(0, 256, 64, 16, 4, 4, 2, 8, 8, 2, 0.683, 0.716)                                    \
+    X(0, 64, 256, 16, 4, 1, 8, 8, 8, 2, 0.762, 0.538)
 
 /* The part's table: the kernels of configurations instantiated in part P,
  * null for the others (not instantiated here). */
@@ -437,7 +438,7 @@ struct fns_if<true, BM, BN, BK, ST, WM, WN, TM, TN, MINB> {
 };
 } // namespace
 
-#define GEMM_CFG_FNS_PART(part, bm, bn, bk, st, wm, wn, tm, tn, minb, eff)                \
+#define GEMM_CFG_FNS_PART(part, bm, bn, bk, st, wm, wn, tm, tn, minb, effv, effs)                \
     fns_if<part == GEMM_ASYNC_PART, bm, bn, bk, st, wm, wn, tm, tn, minb>::v,
 /* Define part P's table (in the part's .cu, with GEMM_ASYNC_PART defined as P). */
 #define GEMM_ASYNC_PART_TABLE(name)                                                        \

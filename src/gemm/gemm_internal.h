@@ -11,6 +11,8 @@
 
 #include "internal.h"
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -66,10 +68,21 @@ typedef struct cupat_gemm_config {
     int bm, bn, bk, stages, threads;
     int tm, tn;        /* outputs a thread */
     int min_ctas;      /* __launch_bounds__ minimum CTAs per SM (register cap) */
-    double eff;        /* expected fraction of FP32 peak on full waves (see gemm.c) */
+    double eff_vec;    /* expected fraction of the model's FP32 peak on full waves (see  */
+    double eff_scalar; /* gemm.c): 16-byte-copy build / 4-byte-copy build            */
 } cupat_gemm_config;
 
 extern const cupat_gemm_config cupat__gemm_configs[];
+
+/* 1 when the multistage kernel can use its 16-byte copy build: the rows of
+ * each operand that is contiguous along i (A^T stored) or j (B stored) are
+ * 16-byte aligned. (The k-contiguous operands always copy 4 bytes.) */
+static inline int cupat__gemm_vec(const cupat_gemm_args *a)
+{
+    int va = !a->ta || (((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0);
+    int vb = a->tb || (((uintptr_t)a->B & 15) == 0 && (a->ldb & 3) == 0);
+    return va && vb;
+}
 extern const int cupat__gemm_nconfigs;
 #define GEMM_CONFIG_ASYNC 0 /* the config the "async" rung runs */
 
