@@ -41,7 +41,7 @@ static const char *const exp_help[NEXP] = {
 typedef struct counters {
     int have;          /* 1: ncu gave numbers */
     char why[200];     /* else: why not */
-    double (*v)[NMETRIC];
+    double (*v)[2 * NMETRIC]; /* a launch: the global metrics, then the shared ones */
     size_t n, next;    /* launches parsed, next to hand out */
 } counters;
 
@@ -244,16 +244,19 @@ static void run_ncu(lab *L, const int *want, const char *nstr)
         if (id >= cap) {
             size_t nc = cap ? 2 * cap : 256;
             while (nc <= id) nc *= 2;
-            double(*v)[NMETRIC] = realloc(c->v, nc * sizeof *v);
+            double(*v)[2 * NMETRIC] = realloc(c->v, nc * sizeof *v);
             if (!v) break;
             for (size_t i = cap; i < nc; i++)
-                for (int m = 0; m < NMETRIC; m++) v[i][m] = -1;
+                for (int m = 0; m < 2 * NMETRIC; m++) v[i][m] = -1;
             c->v = v;
             cap = nc;
         }
-        for (int m = 0; m < NMETRIC; m++)
-            if (!strcmp(f[col_name], global_metrics[m]) || !strcmp(f[col_name], shared_metrics[m]))
-                c->v[id][m] = parse_value(f[col_val]);
+        /* every launch reports both sets; each keeps its own slot */
+        for (int m = 0; m < NMETRIC; m++) {
+            if (!strcmp(f[col_name], global_metrics[m])) c->v[id][m] = parse_value(f[col_val]);
+            if (!strcmp(f[col_name], shared_metrics[m]))
+                c->v[id][NMETRIC + m] = parse_value(f[col_val]);
+        }
         if (id + 1 > c->n) c->n = id + 1;
     }
     int rc = pclose(p);
@@ -541,7 +544,7 @@ static void end(lab *L, bench_table *t, size_t first_launch, int shared)
         L->ncu.next = first_launch;
         for (size_t i = 0; i < nr; i++) {
             const double *v = next_counters(L);
-            if (v) memcpy(got[i], v, sizeof got[i]), has[i] = 1;
+            if (v) memcpy(got[i], v + (shared ? NMETRIC : 0), sizeof got[i]), has[i] = 1;
         }
         print_counters(L, t, (const double(*)[NMETRIC])got, has, nr, shared);
     }
