@@ -586,6 +586,7 @@ cupat_status bench_run_case(bench_run *run, const bench_case *c)
         if ((oom = !row)) break;
         row->technique = v[i].technique;
         row->source = v[i].source;
+        row->is_default = v[i].is_default;
         if (cupat_set_variant(run->ctx, c->pattern, v[i].name)) row_error(run, row, "");
         else bench_measure(run, t, row, c->run, c->prepare, c->check, 1, c->state);
     }

@@ -57,6 +57,7 @@ typedef struct bench_row {
     bench_row_kind kind;
     const char *technique; /* one line, static storage (registry) or NULL */
     const char *source;    /* "PMPP 2.3", or NULL */
+    int is_default;        /* the rung that runs unless one is pinned */
     int reps;
     double ms, ms_min, ms_max; /* median, min, max of one call (0 when not timed) */
     double gbs, gflops, pct;   /* achieved rates, % of the table's ceiling */

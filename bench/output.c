@@ -150,6 +150,7 @@ static cJSON *row_json(const bench_table *t, const bench_row *r)
     cJSON_AddStringToObject(o, "kind", kind_name(r->kind));
     if (r->technique) cJSON_AddStringToObject(o, "technique", r->technique);
     if (r->source) cJSON_AddStringToObject(o, "source", r->source);
+    if (r->is_default) cJSON_AddTrueToObject(o, "default");
     cJSON_AddStringToObject(o, "check", verdict_name(r->verdict));
     if (r->message[0]) cJSON_AddStringToObject(o, "message", r->message);
     num(o, "reps", r->reps, timed);
