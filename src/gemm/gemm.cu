@@ -213,6 +213,31 @@ __device__ __forceinline__ bool c_vectorizable(const float *C, size_t ldc)
     return (ldc & 3) == 0 && ((uintptr_t)C & 15) == 0;
 }
 
+/* acc += a b^T: one k step of a thread's TM x TN outputs (regblock on). */
+template <int TM, int TN>
+__device__ __forceinline__ void outer_product(float (&acc)[TM][TN], const float *a,
+                                              const float *b)
+{
+#pragma unroll
+    for (int x = 0; x < TM; ++x)
+#pragma unroll
+        for (int y = 0; y < TN; ++y) acc[x][y] = fmaf(a[x], b[y], acc[x][y]);
+}
+
+/* The epilogue of a thread that owns the contiguous TM x TN block at (i0, j0)
+ * (regblock, vec4): 16-byte stores where C allows. */
+template <int TM, int TN>
+__device__ __forceinline__ void store_block(float *C, size_t ldc, int M, int N, int i0, int j0,
+                                            const float (&acc)[TM][TN], float alpha, float beta)
+{
+    const bool cvec = c_vectorizable(C, ldc);
+#pragma unroll
+    for (int x = 0; x < TM; ++x)
+#pragma unroll
+        for (int y = 0; y < TN; y += 4)
+            store_row4(C, ldc, M, N, i0 + x, j0 + y, &acc[x][y], alpha, beta, cvec);
+}
+
 /* ---- rung "regblock" (PMPP 6.3 taken to two dimensions; PMPP 5.6): a 128x128
  * block tile, K step 8, 256 threads, each computing an 8x8 block of outputs in
  * registers. Per K step a thread reads 8 values of A and 8 of B from shared
@@ -251,20 +276,11 @@ __global__ void __launch_bounds__(256)
             for (int x = 0; x < TM; ++x) a[x] = As[ty * TM + x][p];
 #pragma unroll
             for (int y = 0; y < TN; ++y) b[y] = Bs[p][tx * TN + y];
-#pragma unroll
-            for (int x = 0; x < TM; ++x)
-#pragma unroll
-                for (int y = 0; y < TN; ++y) acc[x][y] = fmaf(a[x], b[y], acc[x][y]);
+            outer_product(acc, a, b);
         }
         __syncthreads();
     }
-    bool cvec = c_vectorizable(C, ldc);
-#pragma unroll
-    for (int x = 0; x < TM; ++x)
-#pragma unroll
-        for (int y = 0; y < TN; y += 4)
-            store_row4(C, ldc, M, N, m0 + ty * TM + x, n0 + tx * TN + y, &acc[x][y], alpha,
-                       beta, cvec);
+    store_block(C, ldc, M, N, m0 + ty * TM, n0 + tx * TN, acc, alpha, beta);
 }
 
 /* Global -> register staging shared by vec4 and warptile: one tile of op(A)
@@ -355,20 +371,11 @@ __global__ void __launch_bounds__(256)
                 *reinterpret_cast<const float4 *>(&Bs[p * BN + tx * TN]);
             *reinterpret_cast<float4 *>(&b[4]) =
                 *reinterpret_cast<const float4 *>(&Bs[p * BN + tx * TN + 4]);
-#pragma unroll
-            for (int x = 0; x < TM; ++x)
-#pragma unroll
-                for (int y = 0; y < TN; ++y) acc[x][y] = fmaf(a[x], b[y], acc[x][y]);
+            outer_product(acc, a, b);
         }
         __syncthreads();
     }
-    bool cvec = c_vectorizable(C, ldc);
-#pragma unroll
-    for (int x = 0; x < TM; ++x)
-#pragma unroll
-        for (int y = 0; y < TN; y += 4)
-            store_row4(C, ldc, M, N, m0 + ty * TM + x, n0 + tx * TN + y, &acc[x][y], alpha,
-                       beta, cvec);
+    store_block(C, ldc, M, N, m0 + ty * TM, n0 + tx * TN, acc, alpha, beta);
 }
 
 /* ---- rung "warptile": the 128x128 tile split into 2 x 4 warp tiles of
@@ -415,11 +422,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
         for (int p = 0; p < BK; ++p) {
             if (p + 1 < BK) frag((p + 1) & 1, s, p + 1);
-#pragma unroll
-            for (int x = 0; x < 8; ++x)
-#pragma unroll
-                for (int y = 0; y < 8; ++y)
-                    acc[x][y] = fmaf(fa[p & 1][x], fb[p & 1][y], acc[x][y]);
+            outer_product(acc, fa[p & 1], fb[p & 1]);
         }
         if (next) {
             st.store(As[s ^ 1], Bs[s ^ 1], tid);
