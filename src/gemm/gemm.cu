@@ -9,12 +9,14 @@
  * combinations, so the layout costs nothing at run time. All rungs handle any
  * shape and leading dimension; vec4 and warptile use 16-byte loads when the
  * leading dimensions and pointers allow and scalar loads otherwise. */
+#include "gemm/gemm_device.cuh"
 #include "gemm/gemm_internal.h"
 
 #include <stdint.h>
 #include <type_traits>
 
 namespace {
+using namespace cupat_gemm_dev;
 
 typedef void (*gemm_kernel_t)(int, int, int, float, const float *, size_t, const float *,
                               size_t, float, float *, size_t);
@@ -29,13 +31,6 @@ template <bool TB>
 __device__ __forceinline__ float op_b(const float *B, size_t ldb, int p, int j)
 {
     return TB ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
-}
-
-/* c = alpha acc + beta c; beta == 0 must not read C (it may hold NaN). */
-__device__ __forceinline__ float axpby(float acc, float alpha, float beta, const float *c)
-{
-    float r = alpha * acc;
-    return beta != 0.0f ? fmaf(beta, *c, r) : r;
 }
 
 /* ---- rung "naive" (PMPP 3.4): one thread per output element. Each thread
@@ -185,44 +180,6 @@ __device__ __forceinline__ float4 load4(const float *p, int valid)
 }
 
 __device__ __forceinline__ int clamp4(int v) { return v < 0 ? 0 : (v > 4 ? 4 : v); }
-
-/* Store row i, columns j..j+3 of the result (those < N); 16-byte stores when
- * C allows (ldc % 4 == 0 and C 16-byte aligned: then j % 4 == 0 is aligned). */
-__device__ __forceinline__ void store_row4(float *C, size_t ldc, int M, int N, int i, int j,
-                                           const float *v, float alpha, float beta, bool cvec)
-{
-    if (i >= M || j >= N) return;
-    float *c = C + (size_t)i * ldc + j;
-    if (cvec && j + 3 < N) {
-        float4 r = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
-        if (beta != 0.0f) {
-            float4 o = *reinterpret_cast<const float4 *>(c);
-            r.x = fmaf(beta, o.x, r.x);
-            r.y = fmaf(beta, o.y, r.y);
-            r.z = fmaf(beta, o.z, r.z);
-            r.w = fmaf(beta, o.w, r.w);
-        }
-        *reinterpret_cast<float4 *>(c) = r;
-        return;
-    }
-    for (int q = 0; q < 4 && j + q < N; ++q) c[q] = axpby(v[q], alpha, beta, c + q);
-}
-
-__device__ __forceinline__ bool c_vectorizable(const float *C, size_t ldc)
-{
-    return (ldc & 3) == 0 && ((uintptr_t)C & 15) == 0;
-}
-
-/* acc += a b^T: one k step of a thread's TM x TN outputs (regblock on). */
-template <int TM, int TN>
-__device__ __forceinline__ void outer_product(float (&acc)[TM][TN], const float *a,
-                                              const float *b)
-{
-#pragma unroll
-    for (int x = 0; x < TM; ++x)
-#pragma unroll
-        for (int y = 0; y < TN; ++y) acc[x][y] = fmaf(a[x], b[y], acc[x][y]);
-}
 
 /* The epilogue of a thread that owns the contiguous TM x TN block at (i0, j0)
  * (regblock, vec4): 16-byte stores where C allows. */

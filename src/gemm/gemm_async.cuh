@@ -27,6 +27,7 @@
  * gemm_async_p2.cu (parts 1 and 2: the 8x16 / 16x8 thread tiles) so that a
  * parallel build compiles them at once. Each part's table holds the kernels
  * of its own configurations and null elsewhere. */
+#include "gemm/gemm_device.cuh"
 #include "gemm/gemm_internal.h"
 
 #include <stdint.h>
@@ -320,26 +321,10 @@ __global__ void __launch_bounds__(WM *WN * 32, MINB)
                 cp_async_commit();
                 ws = ws + 1 == STAGES ? 0 : ws + 1;
             }
-            /* The order of the outer product's FMAs decides how ptxas can
-             * reuse operands and avoid register-bank conflicts (ncu: dispatch
-             * stalls). Measured on the H100: 8-wide rows in a serpentine
-             * (odd rows walk j backwards) beat row order by 3% (8x8); 16-wide
-             * rows go column by column (8x16: +2%). */
-            if (TN >= 16) {
-#pragma unroll
-                for (int y = 0; y < TN; ++y)
-#pragma unroll
-                    for (int x = 0; x < TM; ++x)
-                        acc[x][y] = fmaf(fa[p & 1][x], fb[p & 1][y], acc[x][y]);
-            } else {
-#pragma unroll
-                for (int x = 0; x < TM; ++x)
-#pragma unroll
-                    for (int yy = 0; yy < TN; ++yy) {
-                        const int y = (x & 1) ? TN - 1 - yy : yy;
-                        acc[x][y] = fmaf(fa[p & 1][x], fb[p & 1][y], acc[x][y]);
-                    }
-            }
+            /* FMA order by row width (measured: gemm_device.cuh) */
+            constexpr cupat_gemm_dev::fma_order ORDER =
+                TN >= 16 ? cupat_gemm_dev::COLUMNS : cupat_gemm_dev::SERPENTINE;
+            cupat_gemm_dev::outer_product<ORDER>(acc, fa[p & 1], fb[p & 1]);
         }
     }
     cp_async_wait<0>(); /* nothing may be in flight when the CTA exits */
@@ -348,36 +333,14 @@ __global__ void __launch_bounds__(WM *WN * 32, MINB)
      * {0..3}; 16-byte stores where C allows */
     float *out = W ? W + (size_t)blockIdx.z * M * N : C;
     const size_t ldo = W ? (size_t)N : ldc;
-    const bool vec = (ldo & 3) == 0 && ((uintptr_t)out & 15) == 0;
+    const bool vec = cupat_gemm_dev::c_vectorizable(out, ldo);
     const float al = W ? 1.0f : alpha, be = W ? 0.0f : beta;
 #pragma unroll
-    for (int x = 0; x < TM; ++x) {
-        int i = m0 + wi + (x / 4) * (LI * 4) + x % 4;
-        if (i >= M) continue;
+    for (int x = 0; x < TM; ++x)
 #pragma unroll
-        for (int h = 0; h < FN; ++h) {
-            int j = n0 + wj + h * (LJ * 4);
-            if (j >= N) continue;
-            const float *v = &acc[x][h * 4];
-            float *c = out + (size_t)i * ldo + j;
-            if (vec && j + 3 < N) {
-                float4 r = make_float4(al * v[0], al * v[1], al * v[2], al * v[3]);
-                if (be != 0.0f) {
-                    float4 o = *reinterpret_cast<const float4 *>(c);
-                    r.x = fmaf(be, o.x, r.x);
-                    r.y = fmaf(be, o.y, r.y);
-                    r.z = fmaf(be, o.z, r.z);
-                    r.w = fmaf(be, o.w, r.w);
-                }
-                *reinterpret_cast<float4 *>(c) = r;
-            } else {
-                for (int q = 0; q < 4 && j + q < N; ++q) {
-                    float r = al * v[q];
-                    c[q] = be != 0.0f ? fmaf(be, c[q], r) : r;
-                }
-            }
-        }
-    }
+        for (int h = 0; h < FN; ++h)
+            cupat_gemm_dev::store_row4(out, ldo, M, N, m0 + wi + (x / 4) * (LI * 4) + x % 4,
+                                       n0 + wj + h * (LJ * 4), &acc[x][h * 4], al, be, vec);
 }
 
 template <int BM, int BN, int BK, int ST, int WM, int WN, int TM, int TN, int MINB, bool VEC>

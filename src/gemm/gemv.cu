@@ -1,16 +1,13 @@
 /* gemv.cu — y = alpha op(A) x + beta y on the GPU (PMPP ch. 3 exercise).
  * A is row-major m x n (gemm.c turned column-major calls around). */
+#include "gemm/gemm_device.cuh"
 #include "gemm/gemm_internal.h"
 
 #include <stdint.h>
 
 namespace {
 
-__device__ __forceinline__ float axpby(float s, float alpha, float beta, const float *y)
-{
-    float r = alpha * s;
-    return beta != 0.0f ? fmaf(beta, *y, r) : r; /* beta 0: y unread */
-}
+using cupat_gemm_dev::axpby; /* beta 0: y unread */
 
 /* ---- rung "naive": one thread per output. For op N a thread walks its own
  * row, so the lanes of a warp read addresses lda apart (uncoalesced); for op
