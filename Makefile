@@ -15,10 +15,10 @@ CUPAT   := $(BUILD)/tools/cupat/cupat
 all: build
 
 deps:
-	@scripts/install-deps
+	@NVCC="$(NVCC)" scripts/install-deps
 
 $(BUILD)/CMakeCache.txt:
-	@scripts/install-deps
+	@NVCC="$(NVCC)" scripts/install-deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=$(NVCC) $(CMAKE_FLAGS)
 
 build: $(BUILD)/CMakeCache.txt
