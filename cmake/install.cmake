@@ -29,5 +29,8 @@ if(CUPAT_CDP_SOURCES) # the device-linked dynamic-parallelism code calls into it
   string(APPEND CUPAT_PC_PRIVATE " -lcudadevrt")
 endif()
 string(APPEND CUPAT_PC_PRIVATE " -lstdc++ -ldl -lpthread -lrt")
+# The prefix, from the .pc file's own directory: one ".." per component of
+# LIBDIR/pkgconfig ("lib/x86_64-linux-gnu" under /usr is three levels deep).
+string(REGEX REPLACE "[^/]+" ".." CUPAT_PC_PREFIX "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 configure_file(cmake/cupat.pc.in ${PROJECT_BINARY_DIR}/cupat.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cupat.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
