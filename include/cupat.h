@@ -323,6 +323,82 @@ cupat_status cupat_gemv_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, si
                             size_t n, float alpha, const float *A, size_t lda,
                             const float *x, float beta, float *y);
 
+/* --------------------------------------------------------------- scan -- */
+/* Prefix scans (pattern "scan", PMPP ch. 11). For i < n:
+ *   inclusive: y[i] = x[0] op x[1] op ... op x[i]
+ *   exclusive: y[i] = identity op x[0] op ... op x[i-1]  (y[0] = identity)
+ * op is CUPAT_OP_SUM, CUPAT_OP_MIN or CUPAT_OP_MAX with cupat_reduce's rules
+ * (integer sums wrap modulo 2^bits; float MIN / MAX are IEEE 754-2019
+ * minimum / maximum: NaN propagates, -0 < +0); the identity is cupat_reduce's
+ * (0, +inf / type max for MIN, -inf / type min for MAX). y == x (in place) is
+ * allowed; any other overlap is CUPAT_ERROR_INVALID_VALUE. n may exceed 2^32.
+ * Every rung is deterministic: float sums give the same bits run after run.
+ * A float sum's output i is within gamma(d) * (|x[0]| + ... + |x[i]|) of the
+ * exact prefix, gamma(d) = d u / (1 - d u), where d, the rung's summation
+ * depth, is at most log2(tile) + items per thread + the tile's index for the
+ * default (docs/scan.md gives each rung's d). Stream-ordered. */
+typedef enum cupat_scan_mode {
+    CUPAT_SCAN_INCLUSIVE = 0,
+    CUPAT_SCAN_EXCLUSIVE = 1
+} cupat_scan_mode;
+cupat_status cupat_scan(cupat_ctx *ctx, cupat_type type, cupat_op op, cupat_scan_mode mode,
+                        size_t n, const void *x, void *y);
+
+/* Segmented scans (pattern "segscan"): the scan restarts at every segment.
+ * cupat_scan_segmented: a segment starts at i = 0 and wherever head_flags[i]
+ * != 0 (one byte per element). cupat_scan_by_key: segments are the maximal
+ * runs of consecutive equal keys (key_type any cupat_type, keys compared as
+ * raw bits). y may equal x; y must not overlap keys / flags. */
+cupat_status cupat_scan_segmented(cupat_ctx *ctx, cupat_type type, cupat_op op,
+                                  cupat_scan_mode mode, size_t n, const uint8_t *head_flags,
+                                  const void *x, void *y);
+cupat_status cupat_scan_by_key(cupat_ctx *ctx, cupat_type key_type, cupat_type type,
+                               cupat_op op, cupat_scan_mode mode, size_t n, const void *keys,
+                               const void *x, void *y);
+
+/* ------------------------------------------------------ stream compaction -- */
+/* One value of any cupat_type (the member named by the type is used). */
+typedef union cupat_value {
+    float f32;
+    double f64;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+} cupat_value;
+
+/* A predicate on one element v (floats compare as IEEE 754: NaN is never
+ * < v, > v or in a range, and is nonzero). */
+typedef enum cupat_pred_kind {
+    CUPAT_PRED_NONZERO = 0, /* v != 0                     */
+    CUPAT_PRED_LESS = 1,    /* v < a                      */
+    CUPAT_PRED_GREATER = 2, /* v > a                      */
+    CUPAT_PRED_IN_RANGE = 3 /* a <= v && v < b  ([a, b))  */
+} cupat_pred_kind;
+typedef struct cupat_predicate {
+    cupat_pred_kind kind;
+    cupat_value a, b;
+} cupat_predicate;
+
+/* Stream compaction (pattern "select", PMPP 11 application). The elements to
+ * keep are given either by `flags` (one byte per element, nonzero = keep) or
+ * by `pred` (host memory): exactly one of the two is non-NULL.
+ * cupat_select: the kept elements, in their order, to y[0, count).
+ * cupat_partition: stable two-way split: the kept elements in order, then
+ *   the others in order: y holds all n.
+ * cupat_unique: drops every element equal (same bits) to the one before it.
+ * `count` (the number kept; a uint64_t) is device or managed memory (written
+ * in stream order, no wait) or host memory (the call waits for its own work
+ * and writes it). y must not overlap x, flags or count. */
+cupat_status cupat_select(cupat_ctx *ctx, cupat_type type, size_t n, const void *x,
+                          const uint8_t *flags, const cupat_predicate *pred, void *y,
+                          uint64_t *count);
+cupat_status cupat_partition(cupat_ctx *ctx, cupat_type type, size_t n, const void *x,
+                             const uint8_t *flags, const cupat_predicate *pred, void *y,
+                             uint64_t *count);
+cupat_status cupat_unique(cupat_ctx *ctx, cupat_type type, size_t n, const void *x, void *y,
+                          uint64_t *count);
+
 #ifdef __cplusplus
 }
 #endif

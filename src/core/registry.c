@@ -15,6 +15,9 @@ extern const cupat_pattern_desc cupat__pattern_transpose;
 extern const cupat_pattern_desc cupat__pattern_stencil1d;
 extern const cupat_pattern_desc cupat__pattern_gemm;
 extern const cupat_pattern_desc cupat__pattern_gemv;
+extern const cupat_pattern_desc cupat__pattern_scan;
+extern const cupat_pattern_desc cupat__pattern_segscan;
+extern const cupat_pattern_desc cupat__pattern_select;
 
 static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_vadd, &cupat__pattern_saxpy, &cupat__pattern_matadd,
@@ -22,6 +25,7 @@ static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_reduce, &cupat__pattern_dot,
     &cupat__pattern_transpose, &cupat__pattern_stencil1d,
     &cupat__pattern_gemm, &cupat__pattern_gemv,
+    &cupat__pattern_scan, &cupat__pattern_segscan, &cupat__pattern_select,
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(NPATTERNS <= CUPAT_MAX_PATTERNS, "raise CUPAT_MAX_PATTERNS");

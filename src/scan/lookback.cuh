@@ -1,0 +1,252 @@
+// lookback.cuh — the single-pass decoupled look-back (Merrill & Garland 2016)
+// that the default scan, the segmented scans and stream compaction share.
+//
+// Each tile publishes a status word: X (not ready), A (its own aggregate) or
+// P (its inclusive prefix: everything up to and including it). A tile's
+// exclusive prefix is found by warp 0 reading the 32 tiles before it at once.
+//
+// Two folds:
+//  * UNORDERED, for exact operations (integer sums, min/max, counts): the
+//    window's values are reduced as a tree and the look-back walks back
+//    window by window until it meets a P, as in the paper.
+//  * ORDERED, for float sums (not associative): the prefix is defined as the
+//    left-to-right chain P(t) = P(t-1) + agg(t). From the nearest P(k), the
+//    aggregates agg(k+1) .. agg(t-1) are added one by one in tile order, which
+//    gives P(t-1) bit for bit whatever k the timing offered (by induction on
+//    t). Windows with no P are kept in shared memory (up to LB_STASH) and
+//    folded forward once a P is found; past that the warp waits on the
+//    oldest window. Same bits every run.
+// Tile ids come from an atomic counter, so every tile a block waits on
+// belongs to a block that is already running: no deadlock.
+#ifndef CUPAT_SCAN_LOOKBACK_CUH
+#define CUPAT_SCAN_LOOKBACK_CUH
+
+#include "core/cupat_warp.cuh"
+#include "internal.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace cupat_scan_dev {
+
+typedef unsigned long long u64;
+enum : unsigned { ST_X = 0, ST_A = 1, ST_P = 2 };
+constexpr int LB_STASH = 4; // windows an ORDERED look-back keeps before it waits
+
+// ---------------------------------------------------------- status words --
+// A status and a value in one word that is read and written whole, so a
+// reader never sees a flag without its value: 8 bytes for values of up to 4
+// bytes (flag in the high half), 16 for 8-byte values (st/ld .v2.u64 move
+// 16 aligned bytes as one access on sm_70+).
+template <typename A, int SZ = sizeof(A)> struct Status;
+
+template <typename A> struct Status<A, 4> {
+    typedef u64 Word;
+    __device__ __forceinline__ static void put(Word *w, unsigned flag, A v)
+    {
+        unsigned bits;
+        memcpy(&bits, &v, 4);
+        u64 x = ((u64)flag << 32) | bits;
+        asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(w), "l"(x) : "memory");
+    }
+    __device__ __forceinline__ static void get(const Word *w, unsigned &flag, A &v)
+    {
+        u64 x;
+        asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(x) : "l"(w) : "memory");
+        flag = (unsigned)(x >> 32);
+        unsigned bits = (unsigned)x;
+        memcpy(&v, &bits, 4);
+    }
+};
+template <typename A> struct Status<A, 8> {
+    struct __align__(16) Word {
+        u64 flag, bits;
+    };
+    __device__ __forceinline__ static void put(Word *w, unsigned flag, A v)
+    {
+        u64 bits;
+        memcpy(&bits, &v, 8);
+        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"((u64)flag), "l"(bits)
+                     : "memory");
+    }
+    __device__ __forceinline__ static void get(const Word *w, unsigned &flag, A &v)
+    {
+        u64 f, bits;
+        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(f), "=l"(bits) : "l"(w) : "memory");
+        flag = (unsigned)f;
+        memcpy(&v, &bits, 8);
+    }
+};
+// Up to 12 bytes of value with the flag in 16: segmented values {v, head} of
+// an 8-byte type (their last 4 bytes are padding).
+template <typename A> struct Status<A, 16> {
+    struct __align__(16) Word {
+        unsigned w[4];
+    };
+    __device__ __forceinline__ static void put(Word *w, unsigned flag, A v)
+    {
+        unsigned b[3] = {0, 0, 0};
+        memcpy(b, &v, sizeof(A) < 12 ? sizeof(A) : 12);
+        asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(w), "r"(flag), "r"(b[0]), "r"(b[1]),
+                     "r"(b[2])
+                     : "memory");
+    }
+    __device__ __forceinline__ static void get(const Word *w, unsigned &flag, A &v)
+    {
+        unsigned b[3];
+        asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(flag), "=r"(b[0]), "=r"(b[1]), "=r"(b[2])
+                     : "l"(w)
+                     : "memory");
+        memcpy(&v, b, sizeof(A) < 12 ? sizeof(A) : 12);
+    }
+};
+
+// Scratch of one look-back launch: the tile counter, then one word per tile.
+// Both are zeroed (X) by a memset before the launch.
+template <typename A> struct LookbackState {
+    typedef typename Status<A>::Word Word;
+    unsigned *counter;
+    Word *status;
+    static size_t bytes(size_t tiles) { return 256 + tiles * sizeof(Word); }
+    static LookbackState carve(void *scratch)
+    {
+        LookbackState s;
+        s.counter = (unsigned *)scratch;
+        s.status = (Word *)((char *)scratch + 256);
+        return s;
+    }
+};
+
+// The next tile of this block (thread 0 takes it; every thread gets it).
+__device__ __forceinline__ unsigned next_tile(unsigned *counter)
+{
+    __shared__ unsigned tile;
+    if (threadIdx.x == 0) tile = atomicAdd(counter, 1u);
+    __syncthreads();
+    return tile;
+}
+
+// Warp 0 only (all 32 lanes). Publishes the tile's aggregate (or, for tile 0,
+// its prefix) and returns the tile's exclusive prefix in every lane (tile 0:
+// `identity`), after publishing its inclusive prefix op(excl, agg).
+// `is_head(v)`: a value that already contains a segment head is its own
+// prefix (segmented scans); return false for plain scans.
+template <bool ORDERED, class Op, typename A, class IsHead>
+__device__ __forceinline__ A lookback(LookbackState<A> st, unsigned tile, A agg, A identity, Op op, IsHead is_head)
+{
+    typedef Status<A> S;
+    const unsigned lane = cupat_dev::lane_id();
+    if (tile == 0) {
+        if (lane == 0) S::put(&st.status[0], ST_P, agg);
+        return identity;
+    }
+    if (lane == 0) S::put(&st.status[tile], is_head(agg) ? ST_P : ST_A, agg);
+
+    __shared__ A stash[ORDERED ? LB_STASH : 1][32];
+    int nstash = 0;
+    A later = identity; // UNORDERED: the windows after the current one, reduced
+    long long base = (long long)tile - 32;
+    for (;;) {
+        const long long idx = base + lane;
+        unsigned flag = ST_P; // before tile 0: the identity, final
+        A v = identity;
+        if (idx >= 0) S::get(&st.status[idx], flag, v);
+        while (__any_sync(cupat_dev::FULL_MASK, flag == ST_X)) // spin until all 32 have published
+            if (flag == ST_X) S::get(&st.status[idx], flag, v);
+        const bool final_ = flag == ST_P || (flag == ST_A && is_head(v));
+        const unsigned pmask = __ballot_sync(cupat_dev::FULL_MASK, final_);
+        if (pmask) {
+            const int k = 31 - __clz(pmask); // the nearest final tile
+            A acc;
+            if constexpr (ORDERED) {
+                acc = cupat_dev::shfl(v, k);
+                for (int l = k + 1; l < 32; l++) acc = op(acc, cupat_dev::shfl(v, l));
+                for (int s = nstash - 1; s >= 0; s--) // stashed windows, oldest first
+                    for (int l = 0; l < 32; l++) acc = op(acc, stash[s][l]);
+            } else {
+                A mine = (int)lane >= k ? v : identity;
+                acc = op(cupat_dev::warp_reduce<32>(mine, op), later);
+            }
+            if (lane == 0) S::put(&st.status[tile], ST_P, op(acc, agg));
+            return acc;
+        }
+        if constexpr (ORDERED) {
+            if (nstash == LB_STASH) continue; // wait on this window for a P
+            stash[nstash][lane] = v; // slot 0: the nearest window, then older ones
+
+            __syncwarp();
+            nstash++;
+        } else {
+            later = op(cupat_dev::warp_reduce<32>(v, op), later);
+        }
+        base -= 32;
+    }
+}
+
+// ------------------------------------------------------------ tile scan --
+// The tile layout and scan of scan_lookback.cu's file comment, shared with
+// select.cu (counts).
+constexpr int DC_BLOCK = 256; // threads a tile
+constexpr int DC_NV = 4;      // 16-byte vectors a thread
+
+template <typename A> struct Shape {
+    static constexpr int V = 16 / sizeof(A) > 0 ? 16 / sizeof(A) : 1;
+    static constexpr int NW = DC_BLOCK / 32;
+    static constexpr int WARP_ITEMS = 32 * DC_NV * V;
+    static constexpr int TILE = NW * WARP_ITEMS;
+};
+
+struct NoHead {
+    template <typename A> __device__ __forceinline__ bool operator()(const A &) const { return false; }
+};
+
+// Steps 1-4 on a tile already in registers. `a` holds Acc values (plain) or
+// Seg<Acc> (segmented); on return a[j][k] is the element's inclusive value
+// and pre[j] what comes before vector j (identity-free: combined in).
+template <bool ORDERED, class Op, typename A, class IsHead>
+__device__ __forceinline__ void tile_scan(A (&a)[DC_NV][16 / sizeof(A) > 0 ? 16 / sizeof(A) : 1], A (&pre)[DC_NV],
+                                          A identity, Op op, IsHead is_head, LookbackState<A> st, unsigned tile)
+{
+    typedef Shape<A> SH;
+    const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+#pragma unroll
+    for (int j = 0; j < DC_NV; j++)
+#pragma unroll
+        for (int k = 1; k < SH::V; k++) a[j][k] = op(a[j][k - 1], a[j][k]);
+    A carry = identity;
+#pragma unroll
+    for (int j = 0; j < DC_NV; j++) {
+        A inc = cupat_dev::warp_inclusive_scan<32>(a[j][SH::V - 1], op);
+        A below = cupat_dev::shfl_up(inc, 1);
+        if (lane == 0) below = identity;
+        pre[j] = op(carry, below);
+        carry = op(carry, cupat_dev::shfl(inc, 31));
+    }
+    __shared__ A wt[SH::NW];
+    __shared__ A excl_sh;
+    if (lane == 31) wt[w] = carry;
+    __syncthreads();
+    if (w == 0) {
+        A agg = identity;
+#pragma unroll
+        for (int k = 0; k < SH::NW; k++) agg = op(agg, wt[k]);
+        A excl = lookback<ORDERED>(st, tile, agg, identity, op, is_head);
+        if (lane == 0) excl_sh = excl;
+    }
+    A wpre = identity;
+    for (int k = 0; k < (int)w; k++) wpre = op(wpre, wt[k]);
+    __syncthreads();
+    const A p = op(excl_sh, wpre);
+#pragma unroll
+    for (int j = 0; j < DC_NV; j++) pre[j] = op(p, pre[j]);
+}
+
+// scan_lookback.cu: the default scan as an exclusive u64 sum over caller
+// scratch of exclusive_sum_u64_state_bytes(n) bytes (16-byte aligned).
+size_t exclusive_sum_u64_state_bytes(size_t n);
+cupat_status exclusive_sum_u64(cupat_ctx *ctx, const unsigned long long *x, unsigned long long *y, size_t n,
+                               void *state);
+
+} // namespace cupat_scan_dev
+#endif
