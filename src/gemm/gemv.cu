@@ -1,5 +1,6 @@
 /* gemv.cu — y = alpha op(A) x + beta y on the GPU (PMPP ch. 3 exercise).
  * A is row-major m x n (gemm.c turned column-major calls around). */
+#include "cupat_warp.cuh"
 #include "gemm/gemm_device.cuh"
 #include "gemm/gemm_internal.h"
 
@@ -28,7 +29,8 @@ __global__ void gemv_naive(size_t m, size_t n, int ta, float alpha, const float 
 
 /* ---- rung "warp", op N: one warp per row. The lanes read the row with
  * consecutive addresses (16-byte loads when aligned), each keeps a partial
- * sum, and five shuffles (PCCP 5.6) add them without shared memory. */
+ * sum, and five shuffles (PCCP 5.6; cupat_warp.cuh's butterfly, neighbours
+ * first) add them without shared memory. */
 template <bool VEC>
 __global__ void __launch_bounds__(256)
     gemv_rows(size_t m, size_t n, float alpha, const float *__restrict__ A, size_t lda,
@@ -54,8 +56,7 @@ __global__ void __launch_bounds__(256)
             j = n4 * 4;
         }
         for (size_t q = j + lane; q < n; q += 32) s = fmaf(__ldg(r + q), __ldg(x + q), s);
-#pragma unroll
-        for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
+        s = cupat_dev::warp_reduce(s, cupat_dev::OpSum()); /* core's butterfly */
         if (lane == 0) y[i] = axpby(s, alpha, beta, y + i);
     }
 }

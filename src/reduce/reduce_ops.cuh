@@ -8,6 +8,8 @@
 #ifndef CUPAT_REDUCE_OPS_CUH
 #define CUPAT_REDUCE_OPS_CUH
 
+#include "cupat_warp.cuh"
+
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -184,25 +186,21 @@ __device__ __forceinline__ typename R::Acc ld(const T *__restrict__ x, size_t n,
 }
 
 // ------------------------------------------------------------- warp/block --
-// Shuffle any accumulator, 32 bits at a time.
-template <typename A> __device__ __forceinline__ A shfl_xor(A v, int mask)
-{
-    static_assert(sizeof(A) % 4 == 0, "accumulator size");
-    int w[sizeof(A) / 4];
-    memcpy(w, &v, sizeof(A));
-#pragma unroll
-    for (int k = 0; k < (int)(sizeof(A) / 4); k++) w[k] = __shfl_xor_sync(0xffffffffu, w[k], mask);
-    memcpy(&v, w, sizeof(A));
-    return v;
-}
+// The warp shuffles are core's (cupat_warp.cuh: any accumulator type, 32
+// bits at a time). R::comb as a functor for core's warp helpers. Every comb here is
+// commutative bit for bit (see the top of this file), so the warp reduce may
+// combine (own, partner) in every lane: the order of combines is the one this
+// file always had.
+template <class R> struct CombOp {
+    static constexpr bool commutative = true;
+    template <class A> __device__ __forceinline__ A operator()(A a, A b) const { return R::comb(a, b); }
+};
 
 // Butterfly over the warp, neighbours first ((v0+v1)+(v2+v3))...: every lane
 // ends with the same bits because each combine is commutative bit for bit.
 template <class R> __device__ __forceinline__ typename R::Acc warp_reduce(typename R::Acc v)
 {
-#pragma unroll
-    for (int m = 1; m < 32; m <<= 1) v = R::comb(v, shfl_xor(v, m));
-    return v;
+    return cupat_dev::warp_reduce<32>(v, CombOp<R>());
 }
 
 // Block reduce: warps, then warp 0 over the warp results. The result is valid
