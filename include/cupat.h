@@ -248,6 +248,7 @@ typedef struct cupat_indexed {
  * to host memory and waits for this call's work only. The result is one
  * element of `type` for SUM/MIN/MAX, a cupat_indexed for ARGMIN/ARGMAX.
  * n == 0 gives the identity (0, +inf / -inf or the type's max / min).
+ * `result` must not overlap x (or y for dot): CUPAT_ERROR_INVALID_VALUE.
  * Every rung is deterministic: the same inputs give the same bits, run after
  * run, whatever the stream or timing. The default f32/f64 sum adds 16
  * elements per thread as a balanced tree before accumulating, so its error is
@@ -309,7 +310,10 @@ typedef enum cupat_trans { CUPAT_TRANS_N = 0, CUPAT_TRANS_T = 1 } cupat_trans;
  * reading A or B (then A and B may be NULL). Pattern "gemm": the ladder from one
  * thread per output (PMPP 3.4) to multistage cp.async tiles; the default picks
  * its tile configuration by shape. Each element's error is at most
- * 2 max(k,1) FLT_EPSILON (|alpha| (|op(A)| |op(B)|)_ij + |beta| |C_ij|). */
+ * 2 max(k,1) FLT_EPSILON (|alpha| (|op(A)| |op(B)|)_ij + |beta| |C_ij|).
+ * C must share no byte with A or B where they are read (no in-place product:
+ * CUPAT_ERROR_INVALID_VALUE naming both); the test is exact over the
+ * elements each spans, so C may be another column block of A's matrix. */
 cupat_status cupat_gemm_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a,
                             cupat_trans op_b, size_t m, size_t n, size_t k, float alpha,
                             const float *A, size_t lda, const float *B, size_t ldb,
@@ -317,8 +321,9 @@ cupat_status cupat_gemm_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a,
 
 /* y = alpha op(A) x + beta y with A stored m x n (before op): op N gives y of m
  * and x of n elements, op T y of n and x of m. Contiguous x and y. beta == 0
- * never reads y. Pattern "gemv" (PMPP ch. 3 exercise): one warp per row with
- * shuffles (op N), coalesced column sums (op T). */
+ * never reads y. y must share no byte with A or x where they are read
+ * (CUPAT_ERROR_INVALID_VALUE); A and x may overlap. Pattern "gemv" (PMPP ch. 3
+ * exercise): one warp per row with shuffles (op N), coalesced column sums (op T). */
 cupat_status cupat_gemv_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, size_t m,
                             size_t n, float alpha, const float *A, size_t lda,
                             const float *x, float beta, float *y);

@@ -2,6 +2,8 @@
  * pointer checks, the variant registry. Runs on both backends. */
 #include "testutil.h"
 
+#include "internal.h"
+
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
@@ -189,6 +191,56 @@ static void test_registry(cupat_ctx *ctx)
     CHECK_FAILS(ctx, CUPAT_ERROR_NOT_FOUND, "vadd", cupat_set_variant(ctx, "nosuch", "x"));
 }
 
+/* cupat__overlap, the one overlap test of every pattern, against a byte map:
+ * random pitched extents (lines, run, pitch) in a small arena, where the
+ * hulls of two extents often meet but their runs may not. */
+static void mark(unsigned char *map, size_t off, size_t lines, size_t run, size_t pitch)
+{
+    for (size_t i = 0; i < lines; i++)
+        for (size_t b = 0; b < run; b++) map[off + i * pitch + b] = 1;
+}
+
+static void test_overlap(void)
+{
+    enum { ARENA = 640 };
+    const uintptr_t base = 0x100000;
+    size_t wrong = 0, hits = 0, cases = 20000;
+    for (size_t c = 0; c < cases; c++) {
+        size_t off[2], lines[2], run[2], pitch[2];
+        unsigned char map[2][ARENA];
+        for (int k = 0; k < 2; k++) {
+            lines[k] = test_rand() % 6;
+            run[k] = test_rand() % 24;
+            pitch[k] = (c & 1) ? run[k] + test_rand() % 24 : 8 + 8 * (test_rand() % 4);
+            if (pitch[k] < run[k]) pitch[k] = run[k]; /* a leading dimension >= the run */
+            off[k] = test_rand() % 256;
+            memset(map[k], 0, ARENA);
+            mark(map[k], off[k], lines[k], run[k], pitch[k]);
+        }
+        int want = 0;
+        for (size_t b = 0; b < ARENA; b++) want |= map[0][b] & map[1][b];
+        cupat__extent a = cupat__extent2((const void *)(base + off[0]), lines[0], run[0], pitch[0]);
+        cupat__extent e = cupat__extent2((const void *)(base + off[1]), lines[1], run[1], pitch[1]);
+        int got = cupat__overlap(a, e), rev = cupat__overlap(e, a);
+        hits += want;
+        if (got != want || rev != want) {
+            if (!wrong)
+                fprintf(stderr, "overlap {%zu, %zu x %zu / %zu} {%zu, %zu x %zu / %zu}: %d %d, want %d\n",
+                        off[0], lines[0], run[0], pitch[0], off[1], lines[1], run[1], pitch[1],
+                        got, rev, want);
+            wrong++;
+        }
+    }
+    CHECK(wrong == 0, "cupat__overlap wrong on %zu of %zu cases", wrong, cases);
+    CHECK(hits > cases / 10 && hits < cases - cases / 10, "both outcomes drawn (%zu of %zu)",
+          hits, cases);
+    /* a contiguous extent, and empty ones */
+    char buf[64];
+    CHECK(cupat__overlap(cupat__extent1(buf, 8), cupat__extent1(buf + 7, 1)), "last byte");
+    CHECK(!cupat__overlap(cupat__extent1(buf, 8), cupat__extent1(buf + 8, 8)), "adjacent");
+    CHECK(!cupat__overlap(cupat__extent1(buf, 0), cupat__extent1(buf, 8)), "empty");
+}
+
 int main(int argc, char **argv)
 {
     cupat_ctx *ctx = test_init(argc, argv);
@@ -198,6 +250,7 @@ int main(int argc, char **argv)
     test_memory(ctx);
     test_streams(ctx);
     test_registry(ctx);
+    test_overlap();
     /* A failure's message stays until the next call on the context. */
     cupat_set_variant(ctx, "nosuch", "x");
     CHECK(strstr(cupat_last_error(ctx), "nosuch") != NULL, "message kept");

@@ -493,6 +493,96 @@ static void bad_inputs(cupat_ctx *ctx)
     cupat_free(ctx, p);
 }
 
+/* ------------------------------------------------------------ overlap -- */
+
+/* Column-major C (m x n, ldc) = A B computed on the host from M, the matrix
+ * holding A (op_a, lda) and C; B is k x n column-major, ldb = k. */
+static void host_gemm_col(const float *M, size_t a_off, size_t lda, int ta, const float *B,
+                          size_t m, size_t n, size_t k, double *ref, double *tol)
+{
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < m; i++) {
+            double s = 0, mag = 0;
+            for (size_t p = 0; p < k; p++) {
+                double a = ta ? M[a_off + i * lda + p] : M[a_off + p * lda + i];
+                s += a * B[j * k + p];
+                mag += fabs(a * B[j * k + p]);
+            }
+            ref[j * m + i] = s;
+            tol[j * m + i] = TOL_C * (double)k * FLT_EPSILON * mag;
+        }
+}
+
+/* Issue 18: an output sharing memory with an input gave wrong results and
+ * success. The check is exact over each argument's runs (layout, op, ld):
+ * interleaved column blocks of one matrix are accepted and computed right. */
+static void overlaps(cupat_ctx *ctx)
+{
+    const cupat_trans N = CUPAT_TRANS_N, T = CUPAT_TRANS_T;
+    const size_t S = 600;
+    float *d = test_dalloc(ctx, 2 * S * S * sizeof(float));
+    /* C == A at 600^3, C inside B, in both layouts and with op T */
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "C = ",
+                cupat_gemm_f32(ctx, 0, N, N, S, S, S, 1.0f, d, S, d + S * S, S, 0.0f, d, S));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps A = ",
+                cupat_gemm_f32(ctx, 0, N, N, S, S, S, 1.0f, d, S, d + S * S, S, 0.0f, d, S));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps B = ",
+                cupat_gemm_f32(ctx, CUPAT_COL_MAJOR, T, T, 64, 64, 64, 1.0f, d, 64,
+                               d + S * S, 64, 1.0f, d + S * S + 4095, 64));
+    /* C's last element is A's first */
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps A = ",
+                cupat_gemm_f32(ctx, 0, T, N, 8, 8, 8, 1.0f, d + 63, 8, d + S * S, 8, 0.0f, d, 8));
+    /* alpha == 0: A and B are not read, C = beta C may sit on them */
+    CHECK_OK(ctx, cupat_gemm_f32(ctx, 0, N, N, 8, 8, 8, 0.0f, d, 8, d, 8, 0.0f, d, 8));
+
+    /* gemv: y on x, y inside A, y in A's padding (accepted) */
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "y = ",
+                cupat_gemv_f32(ctx, 0, N, S, S, 1.0f, d + S * S, S, d, 0.0f, d));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps x = ",
+                cupat_gemv_f32(ctx, 0, N, S, S, 1.0f, d + S * S, S, d, 0.0f, d));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps x = ",
+                cupat_gemv_f32(ctx, 0, T, 4, 8, 1.0f, d + 100, 8, d, 0.0f, d + 3));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps A = ",
+                cupat_gemv_f32(ctx, CUPAT_COL_MAJOR, N, 4, 4, 1.0f, d, 4, d + 100, 0.0f, d + 6));
+    CHECK_OK(ctx, cupat_gemv_f32(ctx, 0, N, 4, 4, 1.0f, d, 8, d + 100, 0.0f, d + 4));
+    CHECK_OK(ctx, cupat_gemv_f32(ctx, 0, N, 4, 4, 1.0f, d, 4, d, 0.0f, d + 16)); /* x on A */
+
+    /* One column-major buffer M (ldc = lda = 24) holds A and C = M + 8 (8 x 8):
+     * C's columns are M[8..16) + 24j. op N: A is 8 x 16 stored, columns
+     * M[0..8) + 24i, disjoint from C's. op T: A is 16 x 8 stored, columns
+     * M[0..16) + 24i, which cover C's: refused. */
+    const size_t m = 8, n = 8, k = 16, ld = 24, melems = ld * k;
+    float *hM = test_xmalloc(melems * sizeof(float)), *hB = test_xmalloc(k * n * sizeof(float));
+    float *hC = test_xmalloc(melems * sizeof(float));
+    double *ref = test_xmalloc(m * n * sizeof(double)), *tol = test_xmalloc(m * n * sizeof(double));
+    fill_rand(hM, melems);
+    fill_rand(hB, k * n);
+    float *dM = test_upload(ctx, hM, melems * sizeof(float));
+    float *dB = test_upload(ctx, hB, k * n * sizeof(float));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps A = ",
+                cupat_gemm_f32(ctx, CUPAT_COL_MAJOR, T, N, m, n, k, 1.0f, dM, ld, dB, k, 0.0f,
+                               dM + 8, ld));
+    CHECK_OK(ctx, cupat_gemm_f32(ctx, CUPAT_COL_MAJOR, N, N, m, n, k, 1.0f, dM, ld, dB, k, 0.0f,
+                                 dM + 8, ld));
+    host_gemm_col(hM, 0, ld, 0, hB, m, n, k, ref, tol);
+    test_download(ctx, hC, dM, melems * sizeof(float));
+    size_t bad = 0;
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < m; i++)
+            bad += !(fabs(hC[8 + j * ld + i] - ref[j * m + i]) <= tol[j * m + i]);
+    for (size_t c = 0; c < k; c++) /* A's columns untouched */
+        bad += memcmp(&hC[c * ld], &hM[c * ld], m * sizeof(float)) != 0;
+    CHECK(bad == 0, "gemm into interleaved columns of A's matrix: %zu wrong", bad);
+    cupat_free(ctx, dM);
+    cupat_free(ctx, dB);
+    cupat_free(ctx, d);
+    free(hM);
+    free(hB);
+    free(hC);
+    free(ref);
+    free(tol);
+}
+
 /* The choice the auto rung makes on the issue's shapes (for the log). */
 static void show_picks(cupat_ctx *ctx)
 {
@@ -515,6 +605,7 @@ int main(int argc, char **argv)
     test_seed();
     if (on_gpu()) show_picks(ctx);
     bad_inputs(ctx);
+    overlaps(ctx);
     gemm_shapes(ctx);
     gemv_shapes(ctx);
     return test_finish(ctx);

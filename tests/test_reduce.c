@@ -853,6 +853,27 @@ static void test_errors(void)
                 cupat_reduce(ctx, CUPAT_F32, CUPAT_OP_SUM, 4, (char *)dx + 2, dres));
     CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "overflows",
                 cupat_reduce(ctx, CUPAT_F64, CUPAT_OP_SUM, SIZE_MAX / 4, dx, dres));
+    /* issue 18: a result inside an input (on the GPU a race with the blocks
+     * still reading it) */
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "result = ",
+                cupat_reduce(ctx, CUPAT_F32, CUPAT_OP_SUM, 16, dx, dx + 4));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps x = ",
+                cupat_reduce(ctx, CUPAT_F32, CUPAT_OP_SUM, 16, dx, dx + 15));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps x = ", /* 16-byte indexed result */
+                cupat_reduce(ctx, CUPAT_F32, CUPAT_OP_ARGMAX, 4, dx, dx + 2));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps x = ",
+                cupat_dot(ctx, CUPAT_F32, 4, dx, dx + 8, dx + 3));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps y = ",
+                cupat_dot(ctx, CUPAT_F32, 4, dx, dx + 8, dx + 11));
+    CHECK_OK(ctx, cupat_reduce(ctx, CUPAT_F32, CUPAT_OP_SUM, 8, dx, dx + 8)); /* just after x */
+    CHECK_OK(ctx, cupat_dot(ctx, CUPAT_F32, 4, dx, dx, dx + 4));              /* x == y is fine */
+    CHECK_OK(ctx, cupat_sync(ctx));
+    if (t_backend == CUPAT_BACKEND_CPU) {
+        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps x = ",
+                    cupat_reduce_host(ctx, CUPAT_F32, CUPAT_OP_SUM, 16, hbuf, hbuf + 7));
+        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps y = ",
+                    cupat_dot_host(ctx, CUPAT_F32, 8, hbuf + 8, hbuf, hbuf + 1));
+    }
     CHECK_FAILS(ctx, CUPAT_ERROR_NOT_FOUND, "no rung \"nope\"",
                 cupat_set_variant(ctx, "reduce", "nope"));
     CHECK_FAILS(ctx, CUPAT_ERROR_NOT_FOUND, "unknown pattern",

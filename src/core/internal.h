@@ -70,6 +70,34 @@ cupat_status cupat__begin(cupat_ctx *ctx, const char *fn);
  * `fn` and `arg` name the function and the argument in the message. */
 cupat_status cupat__check_data(cupat_ctx *ctx, const char *fn, const char *arg,
                                const void *ptr, size_t bytes);
+/* The bytes an argument spans: `lines` runs of `run` bytes, `pitch` bytes from
+ * one run's start to the next (a row-major matrix: rows of cols * elem bytes,
+ * pitch ld * elem; column-major: columns; a vector: one line). */
+typedef struct cupat__extent {
+    const void *p;
+    size_t lines, run, pitch;
+} cupat__extent;
+/* A contiguous buffer of `bytes` / a pitched one. */
+static inline cupat__extent cupat__extent1(const void *p, size_t bytes)
+{
+    cupat__extent e = {p, 1, bytes, bytes};
+    return e;
+}
+static inline cupat__extent cupat__extent2(const void *p, size_t lines, size_t run,
+                                           size_t pitch)
+{
+    cupat__extent e = {p, lines, run, pitch};
+    return e;
+}
+/* Whether a and b share a byte: exact over the runs, not their hulls (two
+ * column blocks of one matrix do not overlap). */
+int cupat__overlap(cupat__extent a, cupat__extent b);
+/* CUPAT_ERROR_INVALID_VALUE, naming both arguments and `rule` (what is
+ * allowed; NULL: "an output must not share memory with an input"), when
+ * `out` and `in` overlap. The one overlap check of every pattern. */
+cupat_status cupat__check_disjoint(cupat_ctx *ctx, const char *fn, const char *out_name,
+                                   cupat__extent out, const char *in_name, cupat__extent in,
+                                   const char *rule);
 /* *out = a * b * c, failing with CUPAT_ERROR_SIZE on overflow. */
 cupat_status cupat__size_mul(cupat_ctx *ctx, const char *fn, const char *what, size_t a,
                              size_t b, size_t c, size_t *out);

@@ -174,3 +174,63 @@ cupat_status cupat__scratch(cupat_ctx *ctx, size_t bytes, void **ptr)
     *ptr = ctx->scratch;
     return CUPAT_SUCCESS;
 }
+
+/* ------------------------------------------------------------ overlap -- */
+
+/* Runs that touch or overlap one another are one contiguous run. */
+static cupat__extent ext_norm(cupat__extent e)
+{
+    if (e.lines > 1 && e.pitch <= e.run) {
+        e.run += (e.lines - 1) * e.pitch;
+        e.lines = 1;
+    }
+    if (e.lines <= 1) e.pitch = e.run;
+    return e;
+}
+
+/* One past the last byte of e (lines >= 1). */
+static uintptr_t ext_end(cupat__extent e)
+{
+    return (uintptr_t)e.p + (e.lines - 1) * e.pitch + e.run;
+}
+
+/* Whether the byte range [s, t) meets a run of x (x normalized, nonempty). */
+static int range_meets(cupat__extent x, uintptr_t s, uintptr_t t)
+{
+    uintptr_t b = (uintptr_t)x.p;
+    if (t <= b || s >= ext_end(x)) return 0;
+    if (s < b + x.run) return 1; /* starts before the end of run 0, ends after b */
+    size_t i = (s - b - x.run) / x.pitch + 1; /* the first run ending after s */
+    return i < x.lines && b + i * x.pitch < t;
+}
+
+int cupat__overlap(cupat__extent a, cupat__extent b)
+{
+    if (!a.lines || !a.run || !b.lines || !b.run) return 0;
+    a = ext_norm(a);
+    b = ext_norm(b);
+    if ((uintptr_t)a.p >= ext_end(b) || (uintptr_t)b.p >= ext_end(a)) return 0;
+    if (a.lines > b.lines) { /* walk the runs of the one with fewer */
+        cupat__extent t = a;
+        a = b;
+        b = t;
+    }
+    uintptr_t a0 = (uintptr_t)a.p, b0 = (uintptr_t)b.p, bend = ext_end(b);
+    size_t i = a0 + a.run > b0 ? 0 : (b0 - a0 - a.run) / a.pitch + 1;
+    for (; i < a.lines; i++) {
+        uintptr_t s = a0 + i * a.pitch;
+        if (s >= bend) break;
+        if (range_meets(b, s, s + a.run)) return 1;
+    }
+    return 0;
+}
+
+cupat_status cupat__check_disjoint(cupat_ctx *ctx, const char *fn, const char *out_name,
+                                   cupat__extent out, const char *in_name, cupat__extent in,
+                                   const char *rule)
+{
+    if (!cupat__overlap(out, in)) return CUPAT_SUCCESS;
+    return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: %s = %p overlaps %s = %p (%s)", fn,
+                       out_name, out.p, in_name, in.p,
+                       rule ? rule : "an output must not share memory with an input");
+}

@@ -111,24 +111,15 @@ static cupat_status span(cupat_ctx *ctx, const char *fn, const char *what, size_
     return cupat__size_mul(ctx, fn, what, n + cols, elem, 1, bytes);
 }
 
-static int overlap(const void *p, size_t pb, const void *q, size_t qb)
-{
-    uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
-    return pb && qb && a < b + qb && b < a + pb;
-}
-
 /* An output may be one of the inputs exactly (same start and layout) — each
  * element is read and written by one thread — but no other overlap. */
 static cupat_status check_alias(cupat_ctx *ctx, const char *fn, const char *out,
-                                const void *o, size_t ob, const char *in, const void *i,
-                                size_t ib, int same_layout)
+                                cupat__extent o, const char *in, cupat__extent i,
+                                int same_layout)
 {
-    if (overlap(o, ob, i, ib) && !(o == i && same_layout))
-        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                           "%s: %s = %p overlaps %s = %p (an output may only be an input "
-                           "exactly, same start and layout)",
-                           fn, out, o, in, i);
-    return CUPAT_SUCCESS;
+    if (o.p == i.p && same_layout) return CUPAT_SUCCESS;
+    return cupat__check_disjoint(ctx, fn, out, o, in, i,
+                                 "an output may only be an input exactly, same start and layout");
 }
 
 static cupat_status check_ld(cupat_ctx *ctx, const char *fn, const char *arg, size_t ld,
@@ -163,8 +154,8 @@ static cupat_status ew_run(cupat_ctx *ctx, const char *fn, const char *pattern, 
     CUPAT_TRY(check_f32(ctx, fn, an, a, bytes));
     CUPAT_TRY(check_f32(ctx, fn, bn, b, bytes));
     if (c != b) CUPAT_TRY(check_f32(ctx, fn, cn, c, bytes));
-    CUPAT_TRY(check_alias(ctx, fn, cn, c, bytes, an, a, bytes, 1));
-    CUPAT_TRY(check_alias(ctx, fn, cn, c, bytes, bn, b, bytes, 1));
+    CUPAT_TRY(check_alias(ctx, fn, cn, cupat__extent1(c, bytes), an, cupat__extent1(a, bytes), 1));
+    CUPAT_TRY(check_alias(ctx, fn, cn, cupat__extent1(c, bytes), bn, cupat__extent1(b, bytes), 1));
     if (n == 0) return CUPAT_SUCCESS;
     CUPAT_TRY(pick(ctx, pattern, &rung, &cpu));
     if (cpu) {
@@ -199,8 +190,13 @@ static cupat_status matadd_check(cupat_ctx *ctx, const char *fn, size_t rows, si
     CUPAT_TRY(check_f32(ctx, fn, "A", A, ab));
     CUPAT_TRY(check_f32(ctx, fn, "B", B, bb));
     CUPAT_TRY(check_f32(ctx, fn, "C", C, cb));
-    CUPAT_TRY(check_alias(ctx, fn, "C", C, cb, "A", A, ab, ldc == lda));
-    return check_alias(ctx, fn, "C", C, cb, "B", B, bb, ldc == ldb);
+    /* exact extents: C may be another column block of A's or B's matrix */
+    size_t run = cols * sizeof(float);
+    cupat__extent ec = cupat__extent2(C, rows, run, ldc * sizeof(float));
+    CUPAT_TRY(check_alias(ctx, fn, "C", ec, "A", cupat__extent2(A, rows, run, lda * sizeof(float)),
+                          ldc == lda));
+    return check_alias(ctx, fn, "C", ec, "B", cupat__extent2(B, rows, run, ldb * sizeof(float)),
+                       ldc == ldb);
 }
 
 cupat_status cupat_matadd_f32(cupat_ctx *ctx, size_t rows, size_t cols, const float *A,
@@ -258,7 +254,8 @@ cupat_status cupat_rgb_to_gray(cupat_ctx *ctx, size_t width, size_t height, cons
     CUPAT_TRY(span(ctx, fn, "bytes of gray", height, width, gray_pitch, 1, &gb));
     CUPAT_TRY(cupat__check_data(ctx, fn, "rgb", rgb, rb));
     CUPAT_TRY(cupat__check_data(ctx, fn, "gray", gray, gb));
-    CUPAT_TRY(check_alias(ctx, fn, "gray", gray, gb, "rgb", rgb, rb, 0));
+    CUPAT_TRY(check_alias(ctx, fn, "gray", cupat__extent2(gray, height, width, gray_pitch), "rgb",
+                          cupat__extent2(rgb, height, row, rgb_pitch), 0));
     if (width == 0 || height == 0) return CUPAT_SUCCESS;
     CUPAT_TRY(pick(ctx, "gray", &rung, &cpu));
     if (cpu) {
@@ -285,7 +282,8 @@ cupat_status cupat_blur(cupat_ctx *ctx, size_t width, size_t height, int channel
                               (size_t)channels, &bytes));
     CUPAT_TRY(cupat__check_data(ctx, fn, "in", in, bytes));
     CUPAT_TRY(cupat__check_data(ctx, fn, "out", out, bytes));
-    CUPAT_TRY(check_alias(ctx, fn, "out", out, bytes, "in", in, bytes, 0));
+    CUPAT_TRY(check_alias(ctx, fn, "out", cupat__extent1(out, bytes), "in",
+                          cupat__extent1(in, bytes), 0));
     if (bytes == 0) return CUPAT_SUCCESS;
     CUPAT_TRY(pick(ctx, "blur", &rung, &cpu));
     if (cpu) return cupat__blur_cpu(ctx, width, height, channels, radius, in, out);

@@ -86,14 +86,16 @@ static cupat_status check_dim(cupat_ctx *ctx, const char *fn, const char *arg, s
 }
 
 /* A matrix argument stored `rows` x `cols` (before op) in the caller's layout:
- * check its leading dimension and, when it is read (`used`), its memory. */
+ * check its leading dimension and, when it is used, its memory; *ext gets the
+ * bytes it spans (none when unused). */
 static cupat_status check_matrix(cupat_ctx *ctx, const char *fn, const char *name,
                                  const char *ldname, const void *p, size_t ld, size_t rows,
-                                 size_t cols, int colmajor, int used)
+                                 size_t cols, int colmajor, int used, cupat__extent *ext)
 {
     size_t inner = colmajor ? rows : cols; /* contiguous run */
     size_t outer = colmajor ? cols : rows;
     size_t need = inner > 1 ? inner : 1;
+    *ext = cupat__extent1(p, 0);
     if (ld < need)
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
                            "%s: %s = %zu is less than %zu (the %s of %s, stored %zu x %zu %s)",
@@ -105,7 +107,9 @@ static cupat_status check_matrix(cupat_ctx *ctx, const char *fn, const char *nam
     if (span > SIZE_MAX - inner)
         return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: extent of %s overflows size_t", fn, name);
     CUPAT_TRY(cupat__size_mul(ctx, fn, name, span + inner, sizeof(float), 1, &bytes));
-    return cupat__check_data(ctx, fn, name, p, bytes);
+    CUPAT_TRY(cupat__check_data(ctx, fn, name, p, bytes));
+    *ext = cupat__extent2(p, outer, inner * sizeof(float), ld * sizeof(float));
+    return CUPAT_SUCCESS;
 }
 
 /* ---------------------------------------------------- auto: the table -- */
@@ -181,11 +185,15 @@ cupat_status cupat_gemm_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cu
     int ta = op_a == CUPAT_TRANS_T, tb = op_b == CUPAT_TRANS_T;
     int reads_ab = alpha != 0.0f && k > 0 && m > 0 && n > 0;
     /* stored shapes: op(A) is m x k, so A is m x k (N) or k x m (T) */
+    cupat__extent ea, eb, ec;
     CUPAT_TRY(check_matrix(ctx, fn, "A", "lda", A, lda, ta ? k : m, ta ? m : k, colmajor,
-                           reads_ab));
+                           reads_ab, &ea));
     CUPAT_TRY(check_matrix(ctx, fn, "B", "ldb", B, ldb, tb ? n : k, tb ? k : n, colmajor,
-                           reads_ab));
-    CUPAT_TRY(check_matrix(ctx, fn, "C", "ldc", C, ldc, m, n, colmajor, m > 0 && n > 0));
+                           reads_ab, &eb));
+    CUPAT_TRY(check_matrix(ctx, fn, "C", "ldc", C, ldc, m, n, colmajor, m > 0 && n > 0, &ec));
+    /* Every rung reads A and B while C is written: no in-place product. */
+    CUPAT_TRY(cupat__check_disjoint(ctx, fn, "C", ec, "A", ea, NULL));
+    CUPAT_TRY(cupat__check_disjoint(ctx, fn, "C", ec, "B", eb, NULL));
     if (m == 0 || n == 0) return CUPAT_SUCCESS;
 
     const cupat_variant_info *v;
@@ -226,12 +234,19 @@ cupat_status cupat_gemv_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, si
     int ta = op_a == CUPAT_TRANS_T;
     size_t ylen = ta ? n : m, xlen = ta ? m : n;
     int reads_ax = alpha != 0.0f && xlen > 0 && ylen > 0;
-    CUPAT_TRY(check_matrix(ctx, fn, "A", "lda", A, lda, m, n, colmajor, reads_ax));
+    cupat__extent ea;
+    CUPAT_TRY(check_matrix(ctx, fn, "A", "lda", A, lda, m, n, colmajor, reads_ax, &ea));
     size_t xb, yb;
     CUPAT_TRY(cupat__size_mul(ctx, fn, "x bytes", xlen, sizeof(float), 1, &xb));
     CUPAT_TRY(cupat__size_mul(ctx, fn, "y bytes", ylen, sizeof(float), 1, &yb));
     if (reads_ax) CUPAT_TRY(cupat__check_data(ctx, fn, "x", x, xb));
     CUPAT_TRY(cupat__check_data(ctx, fn, "y", y, yb));
+    /* y is written while A and x are read (by other threads): no overlap. */
+    if (reads_ax) {
+        cupat__extent ey = cupat__extent1(y, yb);
+        CUPAT_TRY(cupat__check_disjoint(ctx, fn, "y", ey, "x", cupat__extent1(x, xb), NULL));
+        CUPAT_TRY(cupat__check_disjoint(ctx, fn, "y", ey, "A", ea, NULL));
+    }
     if (ylen == 0) return CUPAT_SUCCESS;
 
     const cupat_variant_info *v;

@@ -253,6 +253,15 @@ static cupat_status reduce_entry(cupat_ctx *ctx, const char *fn, int dot, cupat_
                                ralign);
     }
 
+    /* The result is written while (on the GPU: before every block has read)
+     * x and y are read: it must lie outside them. */
+    size_t xbytes = n * cupat_type_size(type); /* checked by check_input */
+    cupat__extent er = cupat__extent1(result, rbytes);
+    CUPAT_TRY(cupat__check_disjoint(ctx, fn, "result", er, "x", cupat__extent1(x, xbytes), NULL));
+    if (dot)
+        CUPAT_TRY(cupat__check_disjoint(ctx, fn, "result", er, "y", cupat__extent1(y, xbytes),
+                                        NULL));
+
     const cupat_variant_info *v;
     CUPAT_TRY(cupat__select(ctx, dot ? "dot" : "reduce", &v));
     reduce_req r;

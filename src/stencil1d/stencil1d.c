@@ -43,10 +43,8 @@ cupat_status cupat_stencil1d(cupat_ctx *ctx, size_t n, int radius, const float *
     CUPAT_TRY(cupat__size_mul(ctx, fn, "n * sizeof(float)", n, sizeof(float), 1, &bytes));
     CUPAT_TRY(cupat__check_data(ctx, fn, "in", in, bytes));
     CUPAT_TRY(cupat__check_data(ctx, fn, "out", out, bytes));
-    if (bytes && (uintptr_t)in < (uintptr_t)out + bytes && (uintptr_t)out < (uintptr_t)in + bytes)
-        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                           "%s: in = %p and out = %p overlap (n = %zu)", fn, (const void *)in,
-                           (void *)out, n);
+    CUPAT_TRY(cupat__check_disjoint(ctx, fn, "out", cupat__extent1(out, bytes), "in",
+                                    cupat__extent1(in, bytes), NULL));
     const cupat_variant_info *v;
     CUPAT_TRY(cupat__select(ctx, "stencil1d", &v));
     if (n == 0) return CUPAT_SUCCESS;

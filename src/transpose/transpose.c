@@ -56,12 +56,6 @@ _Static_assert(sizeof rungs / sizeof rungs[0] == TR_COUNT, "one entry a rung, in
 
 const cupat_pattern_desc cupat__pattern_transpose = {"transpose", rungs, TR_COUNT};
 
-static int ranges_overlap(const void *a, size_t na, const void *b, size_t nb)
-{
-    uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
-    return pa < pb + nb && pb < pa + na;
-}
-
 cupat_status cupat_transpose(cupat_ctx *ctx, size_t rows, size_t cols, size_t elem_size,
                              const void *in, size_t ld_in, void *out, size_t ld_out)
 {
@@ -84,11 +78,10 @@ cupat_status cupat_transpose(cupat_ctx *ctx, size_t rows, size_t cols, size_t el
     size_t out_bytes = rows && cols ? ((cols - 1) * ld_out + rows) * elem_size : 0;
     CUPAT_TRY(cupat__check_data(ctx, fn, "in", in, in_bytes));
     CUPAT_TRY(cupat__check_data(ctx, fn, "out", out, out_bytes));
-    if (in_bytes && ranges_overlap(in, in_bytes, out, out_bytes))
-        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                           "%s: in = %p and out = %p overlap (in-place transpose is not "
-                           "supported)",
-                           fn, in, out);
+    CUPAT_TRY(cupat__check_disjoint(
+        ctx, fn, "out", cupat__extent2(out, rows ? cols : 0, rows * elem_size, ld_out * elem_size),
+        "in", cupat__extent2(in, cols ? rows : 0, cols * elem_size, ld_in * elem_size),
+        "in-place transpose is not supported"));
 
     const cupat_variant_info *v;
     CUPAT_TRY(cupat__select(ctx, "transpose", &v));
