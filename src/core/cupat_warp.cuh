@@ -96,8 +96,10 @@ template <typename T> __device__ __forceinline__ T shfl_down(T v, unsigned d, in
     for (int k = 0; k < detail::Words<T>::N; k++) x.w[k] = __shfl_down_sync(mask, x.w[k], d, width);
     return x.get();
 }
-// Value of lane ^ m (the butterfly); a partner outside the segment (m >=
-// width) gives the lane its own value.
+// Value of lane ^ m (the butterfly). With m >= width the partner lies in
+// another segment: one in a LATER segment gives the lane its own value, but
+// one in an EARLIER segment is read (PTX clamps the source only upward), so
+// keep m < width where segments must stay apart.
 template <typename T> __device__ __forceinline__ T shfl_xor(T v, int m, int width = 32, unsigned mask = FULL_MASK)
 {
     detail::Words<T> x(v);
