@@ -20,18 +20,20 @@ cupat_status bench_reduce_cases(bench_run *run, const bench_size *size);
 cupat_status bench_gemm_cases(bench_run *run, const bench_size *size);
 cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size);
 
-/* In the order `cupat bench all` runs them. */
+/* In the order `cupat bench all` runs them. The --quick sizes (`make run`'s
+ * tour: about a minute for all of them on an H100, a few on two CPU cores)
+ * are --n values: one case each, large enough on the GPU to leave its L2. */
 const bench_pattern bench_patterns[] = {
-    /* name     cases                sweep (--sweep-blocks) */
-    {"vadd", bench_vadd_cases, NULL},
-    {"saxpy", bench_saxpy_cases, NULL},
-    {"matadd", bench_matadd_cases, bench_matadd_sweep},
-    {"gray", bench_gray_cases, NULL},
-    {"blur", bench_blur_cases, NULL},
-    {"reduce", bench_reduce_cases, NULL},
-    {"transpose", bench_transpose_cases, NULL},
-    {"stencil1d", bench_stencil1d_cases, NULL},
-    {"gemm", bench_gemm_cases, bench_gemm_sweep},
+    /* name     cases                sweep (--sweep-blocks)  --quick: GPU, CPU */
+    {"vadd", bench_vadd_cases, NULL, "2^24", "2^22"},
+    {"saxpy", bench_saxpy_cases, NULL, "2^24", "2^22"},
+    {"matadd", bench_matadd_cases, bench_matadd_sweep, "4096x4096", "2048x2048"},
+    {"gray", bench_gray_cases, NULL, "3840x2160", "1280x720"},
+    {"blur", bench_blur_cases, NULL, "1920x1080", "640x480"},
+    {"reduce", bench_reduce_cases, NULL, "2^24", "2^22"},
+    {"transpose", bench_transpose_cases, NULL, "4096x4096", "2048x2048"},
+    {"stencil1d", bench_stencil1d_cases, NULL, "2^24", "2^22"},
+    {"gemm", bench_gemm_cases, bench_gemm_sweep, "2048", "256"},
 };
 const size_t bench_npatterns = sizeof bench_patterns / sizeof bench_patterns[0];
 
@@ -40,4 +42,11 @@ const bench_pattern *bench_find_pattern(const char *name)
     for (size_t i = 0; name && i < bench_npatterns; i++)
         if (strcmp(bench_patterns[i].name, name) == 0) return &bench_patterns[i];
     return NULL;
+}
+
+int bench_quick_size(const bench_run *run, const bench_pattern *p, bench_size *out)
+{
+    const char *s = run->backend == CUPAT_BACKEND_CUDA ? p->quick_gpu : p->quick_cpu;
+    char err[160];
+    return s && bench_parse_size(s, out, err, sizeof err) == 0 ? 0 : -1;
 }

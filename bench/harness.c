@@ -21,6 +21,10 @@
 #define CPU_TARGET_S 0.15
 #define CPU_MIN_REPS 3
 #define CPU_MAX_REPS 100
+/* --quick: a tour, not a measurement to commit; medians of a few calls. */
+#define QUICK_TARGET_S 0.03
+#define QUICK_MIN_REPS 3
+#define QUICK_MAX_REPS 50
 /* Outputs up to this size are checked whole; larger ones are sampled. */
 #define FULL_CHECK_BYTES ((size_t)256 << 20)
 #define SAMPLE_CHUNKS 64
@@ -336,8 +340,9 @@ static int choose_reps(const bench_run *r, double est_ms)
 {
     if (r->opt.reps > 0) return r->opt.reps;
     int gpu = on_gpu(r);
-    double target_ms = 1e3 * (gpu ? GPU_TARGET_S : CPU_TARGET_S);
+    double target_ms = 1e3 * (r->opt.quick ? QUICK_TARGET_S : gpu ? GPU_TARGET_S : CPU_TARGET_S);
     int lo = gpu ? GPU_MIN_REPS : CPU_MIN_REPS, hi = gpu ? GPU_MAX_REPS : CPU_MAX_REPS;
+    if (r->opt.quick) lo = QUICK_MIN_REPS, hi = QUICK_MAX_REPS;
     double want = est_ms > 0 ? ceil(target_ms / est_ms) : hi;
     return want < lo ? lo : want > hi ? hi : (int)want;
 }

@@ -92,6 +92,7 @@ typedef struct bench_options {
     const char *variant; /* one rung; NULL or "all": every rung of the backend */
     int progress;        /* one-line progress on stderr (cmd_bench: isatty(2)) */
     FILE *out;           /* tables go here (stdout) */
+    int quick;           /* --quick: fewer repetitions (adaptive reps aim at less time) */
 } bench_options;
 
 typedef struct bench_run {
@@ -285,10 +286,15 @@ typedef struct bench_pattern {
     const char *name;
     bench_cases_fn cases;
     bench_cases_fn sweep; /* --sweep-blocks, or NULL */
+    /* --quick: one small case, a --n value on the GPU and on the CPU; NULL:
+     * the default cases (and a note that the pattern lacks a quick size). */
+    const char *quick_gpu, *quick_cpu;
 } bench_pattern;
 extern const bench_pattern bench_patterns[];
 extern const size_t bench_npatterns;
 const bench_pattern *bench_find_pattern(const char *name);
+/* The --quick size of p on run's backend: 0 with *out set, -1 when p has none. */
+int bench_quick_size(const bench_run *run, const bench_pattern *p, bench_size *out);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,8 @@ static void usage(FILE *f)
             "                      element count (square) for matadd (ROWSxCOLS) and the\n"
             "                      images (WIDTHxHEIGHT); 268435456, 2^28, 256M, 16384x16384\n"
             "  --reps N            exactly N timed calls a row (default: adaptive)\n"
+            "  --quick             a tour: one small case per pattern, a few calls a row\n"
+            "                      (what `make run` shows; --n and --reps still apply)\n"
             "  --list              list the ladder: name, backend, technique, source\n"
             "  --sweep-blocks      matadd: PCCP 3.3's block shapes; gemm: tile configs x split-K (GPU)\n"
             "  --json FILE         write all tables as JSON (needs cJSON)\n"
@@ -123,7 +125,7 @@ int cmd_bench(int argc, char **argv)
     const char *pattern = NULL, *variant = NULL, *nstr = NULL, *json = NULL, *csv = NULL;
     const char *backend_s = "auto";
     long reps = 0, device = -1;
-    int list = 0, sweep = 0;
+    int list = 0, sweep = 0, quick = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -154,6 +156,7 @@ int cmd_bench(int argc, char **argv)
 #undef OPT
         if (strcmp(argv[i], "--list") == 0) list = 1;
         else if (strcmp(argv[i], "--sweep-blocks") == 0) sweep = 1;
+        else if (strcmp(argv[i], "--quick") == 0) quick = 1;
         else if (argv[i][0] != '-' && !pattern) pattern = argv[i];
         else return cli_unknown(CMD, argv[i]);
     }
@@ -243,7 +246,7 @@ int cmd_bench(int argc, char **argv)
         return 0;
     }
     double t0 = wall_s();
-    bench_options opt = {(int)reps, variant, isatty(fileno(stderr)), stdout};
+    bench_options opt = {(int)reps, variant, isatty(fileno(stderr)), stdout, quick};
     bench_run run;
     if (opt.progress) fprintf(stderr, "measuring the ceilings...");
     cupat_status s = bench_run_init(&run, ctx, &opt);
@@ -254,12 +257,23 @@ int cmd_bench(int argc, char **argv)
         return 1;
     }
     bench_print_header(&run, stdout);
+    if (quick)
+        printf("--quick: one small case per pattern, a few calls a row (the full sweep: "
+               "cupat bench %s)\n", pattern);
     fflush(stdout); /* before any message on stderr */
     int failed = 0, case_errors = 0;
     for (size_t i = 0; i < bench_npatterns; i++) {
         const bench_pattern *p = &bench_patterns[i];
         if (!all && p != one) continue;
-        s = sweep ? p->sweep(&run, sizep) : p->cases(&run, sizep);
+        bench_size qsize; /* --quick without --n: the pattern's small case */
+        const bench_size *sz = sizep;
+        if (quick && !sz && bench_quick_size(&run, p, &qsize) == 0) sz = &qsize;
+        else if (quick && !sz) {
+            fflush(stdout);
+            fprintf(stderr, "%s: %s has no --quick size (bench_patterns.c); default cases\n",
+                    CMD, p->name);
+        }
+        s = sweep ? p->sweep(&run, sz) : p->cases(&run, sz);
         if (s) {
             if (opt.progress) fprintf(stderr, "\r\033[K");
             fflush(stdout);
