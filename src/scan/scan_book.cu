@@ -53,7 +53,7 @@ __device__ __forceinline__ void put(T *y, size_t n, size_t base, unsigned j, con
 }
 
 // =============================================================== 11.2 ==
-// Kogge-Stone (PMPP 11.2, Fig. 11.3): after step d, s[i] holds the sum of
+// Kogge-Stone (PMPP 11.2): after step d, s[i] holds the sum of
 // the 2d elements ending at i; log2(SEC) steps, SEC log2(SEC) adds (not work
 // efficient). In place, as in the book: s[i] += s[i - d] reads a value that
 // another thread overwrites in the same step, so every step needs a barrier
@@ -86,8 +86,8 @@ __global__ void __launch_bounds__(KS_BLOCK) k_kogge_stone(const T *x, T *y, size
     }
 }
 
-// Kogge-Stone, double-buffered (PMPP 11.2, the exercise after Fig. 11.3):
-// step k reads one shared buffer and writes the other, so no thread
+// Kogge-Stone, double-buffered (PMPP 11.2's remedy for the race): step k
+// reads one shared buffer and writes the other, so no thread
 // overwrites what another still reads in the same step; the buffers swap
 // roles and the write-after-read race is gone with one barrier a step.
 template <typename T, int OP>
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(KS_BLOCK) k_kogge_stone_db(const T *x, T *y, s
 }
 
 // =============================================================== 11.4 ==
-// Brent-Kung (PMPP 11.4, Fig. 11.7-11.8): a reduction tree up (step d: the
+// Brent-Kung (PMPP 11.4): a reduction tree up (step d: the
 // element at (t+1)2d - 1 adds the one d before it) leaves the sums of
 // aligned power-of-two blocks, a distribution tree down (the element at
 // (t+1)2d - 1 + d adds the one at (t+1)2d - 1) completes the prefixes;
@@ -208,7 +208,7 @@ __device__ __forceinline__ void coarsened_load(CoShared<S> &sh, const T *x, size
     }
 }
 
-// Coarsened scan (PMPP 11.5, Fig. 11.10), one block walking the array.
+// Coarsened scan (PMPP 11.5), one block walking the array.
 template <typename T, int OP>
 __global__ void __launch_bounds__(CO_BLOCK) k_coarsened(const T *x, T *y, size_t n, int excl)
 {
@@ -450,16 +450,26 @@ template <typename T, int OP> struct Book {
 // every step d <= (its position <= i): at most clog2(S) adds, clog2(n)
 // within one partial section. L = T = log2(S).
 //
-// Brent-Kung over S = 2048 (log2 S = 11 = lg): an element climbs the
-// reduction tree (one add per level at most: lg) and is then passed down
-// the distribution tree (one add per level below the root: lg - 1), but a
-// value that is added at the top of the down-sweep went through fewer
-// up-levels; 2 lg - 1 bounds it. L = T = 2 lg - 1 = 21.
+// Brent-Kung over S = 2048 (lg = log2 S = 11): the up-sweep leaves at
+// position p the sum of an aligned block of 2^k elements, a balanced tree k
+// adds deep. The prefix of p is the sum of the blocks of the binary
+// decomposition of p + 1, largest first, and the down-sweep adds them left
+// to right: ((B1 + B2) + B3) + ... So an element of B1 (size 2^k1, k1 =
+// floor(log2(p + 1))) goes through k1 adds up and popcount(p + 1) - 1 adds
+// down. Over p + 1 <= m: m a power of two 2^k gives max(k, 2k - 2) (the
+// block itself, or 2^k - 1 = k ones), otherwise 2 floor(log2 m) at most. A
+// full section: L = 2 lg - 2 = 20; its total (the root) T = lg = 11.
 //
 // Coarsened, C = 8, B = 256: phase 1 takes an element through at most C - 1
 // adds to its thread's total, phase 2 (Kogge-Stone) through at most log2 B,
 // phase 3 one: L = T = C - 1 + log2 B + 1 = C + log2 B = 16.
 size_t coarsened_L() { return CO_C + clog2(CO_BLOCK); }
+size_t brent_kung_L(size_t m)
+{
+    const size_t k = clog2(m + 1) - 1; // floor(log2 m)
+    if (((size_t)1 << k) != m) return 2 * k;
+    return k >= 2 ? 2 * k - 2 : k;
+}
 
 size_t book_depth(const cupat_ctx *ctx, int rung, size_t n)
 {
@@ -470,8 +480,8 @@ size_t book_depth(const cupat_ctx *ctx, int rung, size_t n)
         return nsec <= 1 ? clog2(n) : walk_depth(nsec, L, L);
     }
     case SR_BRENT_KUNG: {
-        const size_t L = 2 * clog2(BK_SEC) - 1;
-        return walk_depth(cdiv(n, BK_SEC), L, L);
+        const size_t nsec = cdiv(n, BK_SEC);
+        return nsec <= 1 ? brent_kung_L(n) : walk_depth(nsec, brent_kung_L(BK_SEC), clog2(BK_SEC));
     }
     case SR_COARSENED: return walk_depth(cdiv(n, CO_TILE), coarsened_L(), coarsened_L());
     case SR_HIERARCHICAL: return hier_depth(n, CO_TILE, coarsened_L(), coarsened_L());

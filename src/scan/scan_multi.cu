@@ -281,9 +281,10 @@ __global__ void __launch_bounds__(SB) k_rts_scan(const T *x, T *y, size_t n, siz
 // at once, so grid.sync() cannot deadlock): phase 1 the chunk sums,
 // grid.sync(), phase 2 block 0 scans them in place, grid.sync(), phase 3
 // every block rescans its chunk from its prefix. grid.sync() orders the
-// memory accesses around it for the whole grid; the prefixes are read from
-// L2 (ld.global.cg) all the same, since a block on block 0's SM could have
-// nothing stale in L1 only by luck of what it read before.
+// memory accesses around it for the whole grid; the prefixes are read with
+// ld.global.cg all the same (L2: block 0 read the unscanned sums through
+// the L1 of its SM, which other blocks share). No block reads `part` before
+// the first grid.sync(), so block 0's walk cannot meet a stale L1 line.
 template <typename T, int OP>
 __global__ void __launch_bounds__(SB) k_coop(const T *x, T *y, size_t n, size_t ntiles, size_t c,
                                              typename ScanOp<T, OP>::Acc *part, int excl)
