@@ -118,14 +118,35 @@ template <typename A> struct LookbackState {
     }
 };
 
-// The next tile of this block (thread 0 takes it; every thread gets it).
-__device__ __forceinline__ unsigned next_tile(unsigned *counter)
+// The tile of this block. DYN: thread 0 takes the next from an atomic
+// counter, so a tile only ever waits on tiles of blocks already running
+// (the guarantee the CUDA model gives). Otherwise blockIdx.x, as CUB does:
+// the hardware starts the blocks of a grid in index order, so every
+// lower-numbered block is running or done; it saves the atomic's round trip
+// before the first load.
+template <bool DYN> __device__ __forceinline__ unsigned tile_of_block(unsigned *counter)
 {
-    __shared__ unsigned tile;
-    if (threadIdx.x == 0) tile = atomicAdd(counter, 1u);
-    __syncthreads();
-    return tile;
+    if constexpr (DYN) {
+        __shared__ unsigned tile;
+        if (threadIdx.x == 0) tile = atomicAdd(counter, 1u);
+        __syncthreads();
+        return tile;
+    } else {
+        return blockIdx.x;
+    }
 }
+__device__ __forceinline__ unsigned next_tile(unsigned *counter) { return tile_of_block<true>(counter); }
+
+// Nanoseconds a look-back warp sleeps between polls of tiles not ready yet
+// (0: spin); fewer polls leave the L2 to the data.
+#ifndef CUPAT_SCAN_BACKOFF
+#define CUPAT_SCAN_BACKOFF 300
+#endif
+// Nanoseconds a look-back warp sleeps after publishing its aggregate, before
+// the first poll: the predecessors get that long to publish theirs.
+#ifndef CUPAT_SCAN_FIRST_WAIT
+#define CUPAT_SCAN_FIRST_WAIT 1200
+#endif
 
 // Warp 0 only (all 32 lanes). Publishes the tile's aggregate (or, for tile 0,
 // its prefix) and returns the tile's exclusive prefix in every lane (tile 0:
@@ -142,6 +163,7 @@ __device__ __forceinline__ A lookback(LookbackState<A> st, unsigned tile, A agg,
         return identity;
     }
     if (lane == 0) S::put(&st.status[tile], is_head(agg) ? ST_P : ST_A, agg);
+    if (CUPAT_SCAN_FIRST_WAIT) __nanosleep(CUPAT_SCAN_FIRST_WAIT);
 
     __shared__ A stash[ORDERED ? LB_STASH : 1][32];
     int nstash = 0;
@@ -152,8 +174,10 @@ __device__ __forceinline__ A lookback(LookbackState<A> st, unsigned tile, A agg,
         unsigned flag = ST_P; // before tile 0: the identity, final
         A v = identity;
         if (idx >= 0) S::get(&st.status[idx], flag, v);
-        while (__any_sync(cupat_dev::FULL_MASK, flag == ST_X)) // spin until all 32 have published
+        while (__any_sync(cupat_dev::FULL_MASK, flag == ST_X)) { // wait until all 32 have published
+            if (CUPAT_SCAN_BACKOFF) __nanosleep(CUPAT_SCAN_BACKOFF);
             if (flag == ST_X) S::get(&st.status[idx], flag, v);
+        }
         const bool final_ = flag == ST_P || (flag == ST_A && is_head(v));
         const unsigned pmask = __ballot_sync(cupat_dev::FULL_MASK, final_);
         if (pmask) {
@@ -190,10 +214,10 @@ __device__ __forceinline__ A lookback(LookbackState<A> st, unsigned tile, A agg,
 constexpr int DC_BLOCK = 256; // threads a tile
 constexpr int DC_NV = 4;      // 16-byte vectors a thread
 
-template <typename A> struct Shape {
+template <typename A, int BLOCK = DC_BLOCK, int NV = DC_NV> struct Shape {
     static constexpr int V = 16 / sizeof(A) > 0 ? 16 / sizeof(A) : 1;
-    static constexpr int NW = DC_BLOCK / 32;
-    static constexpr int WARP_ITEMS = 32 * DC_NV * V;
+    static constexpr int NW = BLOCK / 32;
+    static constexpr int WARP_ITEMS = 32 * NV * V;
     static constexpr int TILE = NW * WARP_ITEMS;
 };
 
@@ -204,19 +228,19 @@ struct NoHead {
 // Steps 1-4 on a tile already in registers. `a` holds Acc values (plain) or
 // Seg<Acc> (segmented); on return a[j][k] is the element's inclusive value
 // and pre[j] what comes before vector j (identity-free: combined in).
-template <bool ORDERED, class Op, typename A, class IsHead>
-__device__ __forceinline__ void tile_scan(A (&a)[DC_NV][16 / sizeof(A) > 0 ? 16 / sizeof(A) : 1], A (&pre)[DC_NV],
+template <bool ORDERED, int BLOCK = DC_BLOCK, int NV = DC_NV, class Op, typename A, class IsHead>
+__device__ __forceinline__ void tile_scan(A (&a)[NV][16 / sizeof(A) > 0 ? 16 / sizeof(A) : 1], A (&pre)[NV],
                                           A identity, Op op, IsHead is_head, LookbackState<A> st, unsigned tile)
 {
-    typedef Shape<A> SH;
+    typedef Shape<A, BLOCK, NV> SH;
     const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
 #pragma unroll
-    for (int j = 0; j < DC_NV; j++)
+    for (int j = 0; j < NV; j++)
 #pragma unroll
         for (int k = 1; k < SH::V; k++) a[j][k] = op(a[j][k - 1], a[j][k]);
     A carry = identity;
 #pragma unroll
-    for (int j = 0; j < DC_NV; j++) {
+    for (int j = 0; j < NV; j++) {
         A inc = cupat_dev::warp_inclusive_scan<32>(a[j][SH::V - 1], op);
         A below = cupat_dev::shfl_up(inc, 1);
         if (lane == 0) below = identity;
@@ -239,7 +263,7 @@ __device__ __forceinline__ void tile_scan(A (&a)[DC_NV][16 / sizeof(A) > 0 ? 16 
     __syncthreads();
     const A p = op(excl_sh, wpre);
 #pragma unroll
-    for (int j = 0; j < DC_NV; j++) pre[j] = op(p, pre[j]);
+    for (int j = 0; j < NV; j++) pre[j] = op(p, pre[j]);
 }
 
 // scan_lookback.cu: the default scan as an exclusive u64 sum over caller

@@ -53,9 +53,15 @@ static const cupat_variant_info scan_rungs[SR_COUNT] = {
                              "beyond the books (Merrill & Grimshaw 2009)", CUDA, 0},
     [SR_DECOUPLED] = {"scan", "decoupled",
                       "single pass: 16-byte loads, warp-shuffle tile scan, decoupled "
-                      "look-back over 32 predecessors at once; float sums chained in a "
-                      "fixed order (deterministic)",
+                      "look-back over 32 predecessors at once after a 1.2 us wait, 10 "
+                      "resident blocks an SM to hide it; float sums chained in a fixed "
+                      "order (deterministic)",
                       "beyond the books (Merrill & Garland 2016)", CUDA, 1},
+    [SR_DECOUPLED_TMA] = {"scan", "decoupled_tma",
+                          "decoupled look-back with persistent blocks: each 24 KiB tile comes "
+                          "into shared memory by one cp.async.bulk (TMA) two tiles ahead, "
+                          "on an mbarrier, while the block waits for the previous prefix",
+                          "beyond the books (CUDA Guide: TMA bulk copies, mbarrier)", CUDA, 0},
     [SR_COOP_GRID] = {"scan", "coop_grid",
                       "one cooperative launch: chunk sums, grid.sync(), chunk prefixes, "
                       "grid.sync(), scan with the offset",
@@ -206,7 +212,8 @@ static cupat_status scan_entry(cupat_ctx *ctx, const char *fn, int seg, cupat_ty
     r.key_type = key_type;
     if (n == 0) return CUPAT_SUCCESS;
     if (ctx->backend == CUPAT_BACKEND_CPU) return cupat__scan_cpu(ctx, &r);
-    if (!seg && r.rung != SR_DECOUPLED) return cupat__scan_book_cuda(ctx, &r);
+    if (!seg && r.rung != SR_DECOUPLED && r.rung != SR_DECOUPLED_TMA)
+        return cupat__scan_book_cuda(ctx, &r);
     return cupat__scan_cuda(ctx, &r);
 }
 
@@ -241,7 +248,8 @@ static cupat_status select_entry(cupat_ctx *ctx, const char *fn, int mode, cupat
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(check_type(ctx, fn, "type", type));
     if (mode != 2) {
-        if (!flags == !pred)
+        /* n == 0: an empty flag array may be NULL (cupat_malloc(0) gives NULL) */
+        if ((flags && pred) || (!flags && !pred && n > 0))
             return cupat__fail(ctx, flags ? CUPAT_ERROR_INVALID_VALUE : CUPAT_ERROR_NULL_POINTER,
                                "%s: flags = %p and pred = %p: give exactly one of them", fn,
                                (const void *)flags, (const void *)pred);
@@ -328,6 +336,6 @@ size_t cupat__scan_depth(const cupat_ctx *ctx, int rung, cupat_type t, size_t n)
          * chained in order, one add of the carry: fewer than n. */
         return n;
     }
-    if (rung == SR_DECOUPLED) return cupat__scan_depth_cuda(ctx, rung, t, n);
+    if (rung == SR_DECOUPLED || rung == SR_DECOUPLED_TMA) return cupat__scan_depth_cuda(ctx, rung, t, n);
     return cupat__scan_book_depth(ctx, rung, t, n);
 }

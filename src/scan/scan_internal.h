@@ -35,6 +35,7 @@ typedef enum scan_rung {
     SR_WARP_SHFL,       /* warp-shuffle block scan, hierarchical */
     SR_REDUCE_THEN_SCAN,
     SR_DECOUPLED,       /* the CUDA default */
+    SR_DECOUPLED_TMA,   /* persistent, cp.async.bulk into shared memory */
     SR_COOP_GRID,       /* cooperative launch, grid.sync() */
     /* CPU backend */
     SR_CPU_SERIAL,

@@ -25,6 +25,11 @@
 
 namespace cupat_scan_dev {
 
+// The plain scan's tile: 128 threads x 6 vectors (3072 4-byte elements), at
+// least 10 blocks resident per SM. Measured on the H100 (docs/scan.md): the
+// look-back's wait is hidden by more resident tiles, not by larger ones.
+constexpr int SCAN_BLOCK = 128, SCAN_NV = 6, SCAN_MINB = 10;
+
 // A segmented value: v since the last head, and whether a head is inside.
 // {v, head} in this order, so 8-byte values keep their 12 meaningful bytes in
 // front (lookback.cuh's 16-byte status word).
@@ -52,47 +57,47 @@ struct SegHead {
 };
 
 // ------------------------------------------------------------ plain scan --
-template <typename T, int OP>
-__global__ void __launch_bounds__(DC_BLOCK) k_decoupled(const T *x, T *y, size_t n, int exclusive, int vec,
-                                                         LookbackState<typename ScanOp<T, OP>::Acc> st)
+template <typename T, int OP, int BLOCK = DC_BLOCK, int NV = DC_NV, bool DYN = false, int MINB = 1>
+__global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, size_t n, int exclusive, int vec,
+                                                      LookbackState<typename ScanOp<T, OP>::Acc> st)
 {
     typedef ScanOp<T, OP> O;
     typedef typename O::Acc A;
     static_assert(sizeof(A) == sizeof(T), "accumulator is the element's twin");
-    typedef Shape<A> SH;
+    typedef Shape<A, BLOCK, NV> SH;
     constexpr int V = SH::V;
     typename O::F op;
     const A id = O::identity();
-    const unsigned tile = next_tile(st.counter);
+    const unsigned tile = tile_of_block<DYN>(st.counter);
     const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
     const size_t wbase = (size_t)tile * SH::TILE + (size_t)w * SH::WARP_ITEMS;
     const bool fast = vec && (size_t)tile * SH::TILE + SH::TILE <= n;
     const A *xa = (const A *)x;
     A *ya = (A *)y;
 
-    A a[DC_NV][V];
+    A a[NV][V];
     if (fast) {
         const uint4 *xv = (const uint4 *)(xa + wbase);
 #pragma unroll
-        for (int j = 0; j < DC_NV; j++) {
+        for (int j = 0; j < NV; j++) {
             uint4 q = xv[j * 32 + lane];
             memcpy(a[j], &q, 16);
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < DC_NV; j++)
+        for (int j = 0; j < NV; j++)
 #pragma unroll
             for (int k = 0; k < V; k++) {
                 size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
                 a[j][k] = i < n ? xa[i] : id;
             }
     }
-    A pre[DC_NV];
-    tile_scan<O::FLOAT_SUM>(a, pre, id, op, NoHead(), st, tile);
+    A pre[NV];
+    tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
 
-    A out[DC_NV][V];
+    A out[NV][V];
 #pragma unroll
-    for (int j = 0; j < DC_NV; j++) {
+    for (int j = 0; j < NV; j++) {
         if (exclusive) {
             out[j][0] = pre[j];
 #pragma unroll
@@ -106,19 +111,145 @@ __global__ void __launch_bounds__(DC_BLOCK) k_decoupled(const T *x, T *y, size_t
     if (fast) {
         uint4 *yv = (uint4 *)(ya + wbase);
 #pragma unroll
-        for (int j = 0; j < DC_NV; j++) {
+        for (int j = 0; j < NV; j++) {
             uint4 q;
             memcpy(&q, out[j], 16);
             yv[j * 32 + lane] = q;
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < DC_NV; j++)
+        for (int j = 0; j < NV; j++)
 #pragma unroll
             for (int k = 0; k < V; k++) {
                 size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
                 if (i < n) ya[i] = out[j][k];
             }
+    }
+}
+
+// ---------------------------------------------- persistent, TMA bulk loads --
+// The look-back's cost is a wait: a block whose tile waits for its prefix
+// holds registers and issues no loads, and the chain of prefixes moves about
+// 32 tiles per L2 round trip. This form keeps the DRAM busy through the
+// wait: persistent blocks, each tile (48 KiB) brought into shared memory by
+// one cp.async.bulk (the TMA engine, no registers held) STAGES tiles ahead,
+// completing on an mbarrier; fewer, larger tiles also ask less of the chain.
+__device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void mbar_init(unsigned long long *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void bulk_load(void *dst, const void *src, unsigned bytes, unsigned long long *bar)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_u32(dst)),
+                 "l"(src), "r"(bytes), "r"(smem_u32(bar))
+                 : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
+{
+    asm volatile("{\n .reg .pred p;\n WAIT_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT_%=;\n}" ::"r"(
+                     smem_u32(bar)),
+                 "r"(parity)
+                 : "memory");
+}
+
+constexpr int TMA_BLOCK = 256, TMA_NV = 6, TMA_STAGES = 2;
+
+template <typename T, int OP, int BLOCK = TMA_BLOCK, int NV = TMA_NV, int STAGES = TMA_STAGES>
+__global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_t n, int exclusive,
+                                                          LookbackState<typename ScanOp<T, OP>::Acc> st, unsigned ntiles)
+{
+    typedef ScanOp<T, OP> O;
+    typedef typename O::Acc A;
+    typedef Shape<A, BLOCK, NV> SH;
+    constexpr int V = SH::V;
+    constexpr unsigned TB = SH::TILE * sizeof(A);
+    typename O::F op;
+    const A id = O::identity();
+    extern __shared__ __align__(128) unsigned char stage_mem[];
+    __shared__ unsigned long long bar[STAGES];
+    const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32, G = gridDim.x;
+    const size_t full_tiles = n / SH::TILE;
+    const A *xa = (const A *)x;
+    A *ya = (A *)y;
+
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int s = 0; s < STAGES; s++) mbar_init(&bar[s], 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#pragma unroll
+        for (int s = 0; s < STAGES; s++) {
+            size_t t = blockIdx.x + (size_t)s * G;
+            if (t < full_tiles) bulk_load(stage_mem + s * TB, xa + t * SH::TILE, TB, &bar[s]);
+        }
+    }
+    __syncthreads();
+
+    unsigned it = 0;
+    for (unsigned tile = blockIdx.x; tile < ntiles; tile += G, it++) {
+        const int s = it % STAGES;
+        const size_t wbase = (size_t)tile * SH::TILE + (size_t)w * SH::WARP_ITEMS;
+        const bool full = tile < full_tiles;
+        A a[NV][V];
+        if (full) {
+            mbar_wait(&bar[s], (it / STAGES) & 1u);
+            const uint4 *sv = (const uint4 *)(stage_mem + s * TB) + (size_t)w * 32 * NV;
+#pragma unroll
+            for (int j = 0; j < NV; j++) {
+                uint4 q = sv[j * 32 + lane];
+                memcpy(a[j], &q, 16);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < NV; j++)
+#pragma unroll
+                for (int k = 0; k < V; k++) {
+                    size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                    a[j][k] = i < n ? xa[i] : id;
+                }
+        }
+        __syncthreads(); // every thread has its values out of stage s
+        if (threadIdx.x == 0) {
+            size_t next = tile + (size_t)STAGES * G;
+            if (next < full_tiles) {
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                bulk_load(stage_mem + s * TB, xa + next * SH::TILE, TB, &bar[s]);
+            }
+        }
+        A pre[NV];
+        tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
+        A out[NV][V];
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            if (exclusive) {
+                out[j][0] = pre[j];
+#pragma unroll
+                for (int k = 1; k < V; k++) out[j][k] = op(pre[j], a[j][k - 1]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < V; k++) out[j][k] = op(pre[j], a[j][k]);
+            }
+        }
+        if (exclusive && tile == 0 && w == 0 && lane == 0) out[0][0] = O::first();
+        if (full) {
+            uint4 *yv = (uint4 *)(ya + wbase);
+#pragma unroll
+            for (int j = 0; j < NV; j++) {
+                uint4 q;
+                memcpy(&q, out[j], 16);
+                yv[j * 32 + lane] = q;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < NV; j++)
+#pragma unroll
+                for (int k = 0; k < V; k++) {
+                    size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                    if (i < n) ya[i] = out[j][k];
+                }
+        }
     }
 }
 
@@ -228,14 +359,30 @@ cupat_status scan_decoupled(cupat_ctx *ctx, const scan_req *r)
         typedef typename decltype(tt)::type T;
         constexpr int OP = decltype(oo)::value;
         typedef typename ScanOp<T, OP>::Acc A;
-        constexpr int TILE = Shape<A>::TILE;
+        const int vec = aligned16(r->x) && aligned16(r->y);
+        if (r->rung == SR_DECOUPLED_TMA && vec) {
+            constexpr int TILE = Shape<A, TMA_BLOCK, TMA_NV>::TILE;
+            constexpr int SMEM = TMA_STAGES * TILE * (int)sizeof(A);
+            CUPAT_TRY(too_big(ctx, r->fn, r->n, TILE));
+            unsigned tiles = tiles_of(r->n, TILE);
+            LookbackState<A> st;
+            CUPAT_TRY(state(ctx, tiles, st));
+            auto k = k_decoupled_tma<T, OP>;
+            CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
+            int nb = 0;
+            CUPAT_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, TMA_BLOCK, SMEM));
+            unsigned grid = (unsigned)(nb > 0 ? nb : 1) * (unsigned)ctx->sm_count;
+            if (grid > tiles) grid = tiles;
+            k<<<grid, TMA_BLOCK, SMEM, ctx->stream>>>((const T *)r->x, (T *)r->y, r->n, r->exclusive, st, tiles);
+            return cupat__launched(ctx, "k_decoupled_tma");
+        }
+        constexpr int TILE = Shape<A, SCAN_BLOCK, SCAN_NV>::TILE;
         CUPAT_TRY(too_big(ctx, r->fn, r->n, TILE));
         unsigned tiles = tiles_of(r->n, TILE);
         LookbackState<A> st;
         CUPAT_TRY(state(ctx, tiles, st));
-        int vec = aligned16(r->x) && aligned16(r->y);
-        k_decoupled<T, OP><<<tiles, DC_BLOCK, 0, ctx->stream>>>((const T *)r->x, (T *)r->y, r->n, r->exclusive,
-                                                                vec, st);
+        k_decoupled<T, OP, SCAN_BLOCK, SCAN_NV, false, SCAN_MINB>
+            <<<tiles, SCAN_BLOCK, 0, ctx->stream>>>((const T *)r->x, (T *)r->y, r->n, r->exclusive, vec, st);
         return cupat__launched(ctx, "k_decoupled");
     });
 }
@@ -287,33 +434,44 @@ cupat_status cupat__scan_cuda(cupat_ctx *ctx, const scan_req *r)
             return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: segscan rung %d on CUDA", r->fn, r->rung);
         return cupat_scan_dev::segscan_decoupled(ctx, r);
     }
-    if (r->rung != SR_DECOUPLED)
+    if (r->rung != SR_DECOUPLED && r->rung != SR_DECOUPLED_TMA)
         return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: scan rung %d in scan_lookback.cu", r->fn, r->rung);
     return cupat_scan_dev::scan_decoupled(ctx, r);
 }
 
-// Float-sum depth of the decoupled rung (see the file comment): an element
-// passes at most V - 1 adds in its vector, 5 in the warp scan, 1 + DC_NV for
+// Float-sum depth of the look-back rungs (see the file comment): an element
+// passes at most V - 1 adds in its vector, 5 in the warp scan, 1 + NV for
 // the carry from vector to vector, NW for the warp fold (aggregate or warp
 // prefix), one a tile in the chain of tile prefixes, then the three adds that
 // assemble an output (tile prefix + warp prefix, + vector prefix, + own value)
 // and one in the look-back's fold (the identity in front).
+static size_t lookback_depth(size_t n, size_t esize, size_t block, size_t nv)
+{
+    size_t v = 16 / esize, nw = block / 32;
+    size_t tile = nw * 32 * nv * v;
+    size_t tiles = (n + tile - 1) / tile;
+    return (v - 1) + 5 + 1 + nv + nw + tiles + 3 + 1;
+}
+
 size_t cupat__scan_depth_cuda(const cupat_ctx *ctx, int rung, cupat_type t, size_t n)
 {
     (void)ctx;
-    (void)rung;
     if (n <= 1) return 0;
-    size_t v = 16 / cupat_type_size(t), nw = cupat_scan_dev::DC_BLOCK / 32;
-    size_t tile = nw * 32 * cupat_scan_dev::DC_NV * v;
-    size_t tiles = (n + tile - 1) / tile;
-    return (v - 1) + 5 + 1 + cupat_scan_dev::DC_NV + nw + tiles + 3 + 1;
+    size_t es = cupat_type_size(t);
+    size_t d = lookback_depth(n, es, cupat_scan_dev::SCAN_BLOCK, cupat_scan_dev::SCAN_NV);
+    if (rung == SR_DECOUPLED_TMA) { // misaligned data runs the plain kernel: the larger bound
+        size_t d2 = lookback_depth(n, es, cupat_scan_dev::TMA_BLOCK, cupat_scan_dev::TMA_NV);
+        if (d2 > d) d = d2;
+    }
+    return d;
 }
 
 size_t cupat__segscan_depth(const cupat_ctx *ctx, int rung, cupat_type t, size_t n)
 {
     if (n <= 1) return 0;
+    (void)ctx;
     if (rung != SG_DECOUPLED) return n; /* CPU rungs: serial within segments */
-    return cupat__scan_depth_cuda(ctx, SR_DECOUPLED, t, n);
+    return lookback_depth(n, cupat_type_size(t), cupat_scan_dev::DC_BLOCK, cupat_scan_dev::DC_NV);
 }
 
 } // extern "C"
