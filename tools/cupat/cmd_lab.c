@@ -821,6 +821,8 @@ int cmd_lab(int argc, char **argv)
     const char *nstr = NULL;
     long reps = 0, device = -1;
     int want[NEXP] = {0}, any = 0, use_ncu = 0, profile = 0, sub = 0;
+    /* Topics with a command of their own. */
+    if (argc > 1 && !strcmp(argv[1], "warp")) return cmd_lab_warp(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -861,7 +863,8 @@ int cmd_lab(int argc, char **argv)
         } else return cli_unknown(CMD, argv[i]);
     }
     if (!sub) {
-        fprintf(stderr, "%s: which lab? ('cupat lab access'; try '%s --help')\n", CMD, CMD);
+        fprintf(stderr, "%s: which lab? ('cupat lab access' or 'cupat lab warp'; try '%s --help')\n",
+                CMD, CMD);
         return 2;
     }
     if (!any)

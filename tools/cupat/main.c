@@ -16,7 +16,8 @@ static const command commands[] = {
     {"bandwidth", cmd_bandwidth,
      "host<->device transfer rates: pageable, pinned, write-combined, zero-copy, managed"},
     {"bench", cmd_bench, "run a pattern's ladder: time, GB/s, % of ceiling, vs the vendor"},
-    {"lab", cmd_lab, "experiments: 'lab access' (coalescing, AoS/SoA, banks, host memory)"},
+    {"lab", cmd_lab, "experiments: 'lab access' (coalescing, AoS/SoA, banks, host memory), "
+                     "'lab warp' (shuffles, votes)"},
     {"gray", cmd_image, "RGB image file to gray (PMPP 3.2)"},
     {"blur", cmd_image, "box blur of an image file (PMPP 3.3)"},
 };
