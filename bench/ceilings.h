@@ -14,10 +14,13 @@ typedef struct bench_ceilings {
     double read_gbs;    /* read-only streaming kernel, bytes read per second / 1e9      */
     double fp32_gflops; /* FP32 FMA rate, 2 flops per FMA, / 1e9                        */
     size_t copy_bytes;  /* size of the buffers the figures were measured on             */
+    const char *method; /* how each figure was taken ("median of 8 calls"), static      */
 } bench_ceilings;
 
 /* Measure all three on ctx's backend (CUDA: kernels and cudaMemcpyAsync with
- * events; CPU: OpenMP loops). Takes about a second. */
+ * events, the median of 8 calls; CPU: OpenMP loops, the fastest of several
+ * calls, since on a shared host other work only slows a call down and a
+ * median would follow the load). Takes about a second. */
 cupat_status bench_ceilings_measure(cupat_ctx *ctx, bench_ceilings *out);
 
 #ifdef __cplusplus

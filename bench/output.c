@@ -41,9 +41,10 @@ void bench_print_header(const bench_run *run, FILE *f)
             run->device, cupat_backend_name(run->backend), run->date, run->commit,
             cupat_version());
     fprintf(f,
-            "ceilings measured now (%.0f MiB buffers): copy %.1f GB/s, read %.1f GB/s, "
+            "ceilings measured now (%.0f MiB buffers, %s): copy %.1f GB/s, read %.1f GB/s, "
             "fp32 %.0f GFLOP/s\n",
-            (double)c->copy_bytes / (1 << 20), c->copy_gbs, c->read_gbs, c->fp32_gflops);
+            (double)c->copy_bytes / (1 << 20), c->method ? c->method : "?", c->copy_gbs,
+            c->read_gbs, c->fp32_gflops);
 }
 
 /* "1.23 GB" / "456.7 MB": the model sizes in the table heading. */

@@ -1,3 +1,6 @@
+# CUDA kernels only: no CPU registration (it could only skip).
+set(CUPAT_TEST_BACKENDS cuda)
 cupat_test(test_access test_access.c)
+unset(CUPAT_TEST_BACKENDS)
 # The lab kernels are internal: their header lives in src/access.
 target_include_directories(test_access PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/src/core)

@@ -54,6 +54,9 @@ cupat_cli_test(help_unknown_command "help frobnicate" RC 2 ERR_LINES 1)
 cupat_cli_test(info_help "info --help" RC 0 OUT "Usage: cupat info")
 cupat_cli_test(info_cpu "info --backend cpu --no-measure" RC 0
                OUT "info: CPU backend\n.*CUDA device .*\n.*CPU .*logical cores.*memory" ERR_LINES 0)
+# issue 18.10: a count under the count's label, the node list beside it
+cupat_cli_test(info_cpu_numa "info --backend cpu --no-measure" RC 0
+               OUT "NUMA nodes online +([1-9][0-9]* \\(node list: [0-9][-0-9,]*\\)|unknown)\n")
 cupat_cli_test(info_cpu_measure "info --backend cpu" RC 0
                OUT "measured ceilings.*copy.*GB/s.*read.*GB/s.*FP32.*GFLOP/s")
 cupat_cli_test(info_bad_backend "info --backend bogus" RC 2 ERR "'bogus'" ERR_LINES 1)

@@ -61,7 +61,8 @@ static const char *yn(int v) { return v ? "yes" : "no"; }
 static void print_ceilings_header(const bench_ceilings *c, const char *where)
 {
     char b[32];
-    printf("\nmeasured ceilings (%s, %s buffers):\n", where, cli_bytes(b, sizeof b, (double)c->copy_bytes));
+    printf("\nmeasured ceilings (%s, %s buffers, %s):\n", where,
+           cli_bytes(b, sizeof b, (double)c->copy_bytes), c->method ? c->method : "?");
 }
 
 static int measure_failed(cupat_ctx *ctx, cupat_status s)
@@ -359,6 +360,28 @@ static void cpu_caches(char *out, size_t n)
 #endif
 }
 
+/* How many entries a sysfs list ("0", "0-3", "0,2-3,8") names; 0 when malformed. */
+static int list_count(const char *list)
+{
+    int count = 0;
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p || a < 0) return 0;
+        p = end;
+        if (*p == '-') {
+            b = strtol(p + 1, &end, 10);
+            if (end == p + 1 || b < a) return 0;
+            p = end;
+        }
+        count += (int)(b - a + 1);
+        if (*p == ',') p++;
+        else if (*p) return 0;
+    }
+    return count;
+}
+
 /* MemAvailable (what can be allocated without swapping), else free pages. */
 static double mem_available(void)
 {
@@ -397,7 +420,10 @@ static int info_cpu(cupat_ctx *ctx, int measure)
     else
         row("logical cores", "%ld online of %ld", online, conf);
     row("OpenMP max threads", "%d", omp_get_max_threads());
-    if (read_line("/sys/devices/system/node/online", s, sizeof s) == 0) row("NUMA nodes online", "%s", s);
+    if (read_line("/sys/devices/system/node/online", s, sizeof s) == 0 && list_count(s) > 0)
+        row("NUMA nodes online", "%d (node list: %s)", list_count(s), s);
+    else
+        row("NUMA nodes online", "unknown (no /sys/devices/system/node/online)");
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     double avail = mem_available();
     if (pages > 0 && psz > 0 && avail >= 0)
