@@ -130,8 +130,12 @@ cupat_status cupat_patterns(const char *const **names, size_t *count);
 cupat_status cupat_variants(const char *pattern, const cupat_variant_info **list,
                             size_t *count);
 /* Pin rung `variant` of `pattern` on ctx (NULL or "default": back to default).
+ * Rung names are per backend, but a technique keeps its name: the CPU rung
+ * "openmp_X" is the CPU form of the CUDA rung "X", and pinning either name
+ * pins the one of ctx's backend (reduce, dot: "compensated" works on both).
  * Fails with CUPAT_ERROR_NOT_FOUND for an unknown pattern or rung, and with
- * CUPAT_ERROR_NOT_SUPPORTED for a rung of another backend. */
+ * CUPAT_ERROR_NOT_SUPPORTED for a rung of another backend with no form on
+ * this one (the message lists this backend's rungs). */
 cupat_status cupat_set_variant(cupat_ctx *ctx, const char *pattern, const char *variant);
 /* The rung that will run for `pattern` on ctx. */
 cupat_status cupat_get_variant(const cupat_ctx *ctx, const char *pattern,
@@ -253,8 +257,9 @@ typedef struct cupat_indexed {
  * run, whatever the stream or timing. The default f32/f64 sum adds 16
  * elements per thread as a balanced tree before accumulating, so its error is
  * bounded by about (n / (threads x 16) + 30) u sum|x_i|; for a compensated
- * sum (TwoSum, error about u |sum|) pin the rung:
- * cupat_set_variant(ctx, "reduce", "compensated"). */
+ * sum (TwoSum, error about u |sum|) pin the rung
+ * cupat_set_variant(ctx, "reduce", "compensated"), on either backend (the
+ * CPU's is named "openmp_compensated"; either name pins the context's). */
 cupat_status cupat_reduce(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n,
                           const void *x, void *result);
 cupat_status cupat_reduce_host(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n,
@@ -262,7 +267,9 @@ cupat_status cupat_reduce_host(cupat_ctx *ctx, cupat_type type, cupat_op op, siz
 
 /* Dot product sum x_i * y_i of two f32 or f64 vectors (pattern "dot"), the
  * products fused into the sums (FMA). Result as for cupat_reduce SUM. The
- * rung "compensated" evaluates it as in twice the working precision (Dot2). */
+ * rung "compensated" evaluates it as in twice the working precision (Dot2:
+ * error about u |x.y| + n^2 u^2 sum |x_i y_i|), on either backend (CPU:
+ * "openmp_compensated", deterministic for any thread count). */
 cupat_status cupat_dot(cupat_ctx *ctx, cupat_type type, size_t n, const void *x,
                        const void *y, void *result);
 cupat_status cupat_dot_host(cupat_ctx *ctx, cupat_type type, size_t n, const void *x,

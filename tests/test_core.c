@@ -166,14 +166,35 @@ static void test_registry(cupat_ctx *ctx)
         CHECK_OK(ctx, cupat_get_variant(ctx, names[p], &sel));
         CHECK(sel && sel->is_default && sel->backend == cupat_get_backend(ctx),
               "%s: default rung of this backend selected", names[p]);
-        /* Pin each rung of this backend; refuse the other backend's rungs. */
+        /* Pin each rung of this backend. A rung of the other backend pins
+         * its technique twin here (CPU "openmp_X" <-> CUDA "X"), or is
+         * refused with a message naming the rungs of this backend. */
         for (size_t i = 0; i < nv; i++) {
             if (v[i].backend == cupat_get_backend(ctx)) {
                 CHECK_OK(ctx, cupat_set_variant(ctx, names[p], v[i].name));
                 CHECK_OK(ctx, cupat_get_variant(ctx, names[p], &sel));
                 CHECK(sel == &v[i], "%s: pinned %s", names[p], v[i].name);
+                continue;
+            }
+            char twin[96] = "";
+            if (v[i].backend == CUPAT_BACKEND_CUDA)
+                snprintf(twin, sizeof twin, "openmp_%s", v[i].name);
+            else if (strncmp(v[i].name, "openmp_", 7) == 0)
+                snprintf(twin, sizeof twin, "%s", v[i].name + 7);
+            const cupat_variant_info *here = NULL;
+            for (size_t j = 0; twin[0] && j < nv; j++)
+                if (v[j].backend == cupat_get_backend(ctx) && strcmp(v[j].name, twin) == 0)
+                    here = &v[j];
+            if (here) {
+                CHECK_OK(ctx, cupat_set_variant(ctx, names[p], v[i].name));
+                CHECK_OK(ctx, cupat_get_variant(ctx, names[p], &sel));
+                CHECK(sel == here, "%s: %s pins %s here", names[p], v[i].name, here->name);
             } else {
                 CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, v[i].name,
+                            cupat_set_variant(ctx, names[p], v[i].name));
+                const cupat_variant_info *d = NULL;
+                CHECK_OK(ctx, cupat_get_variant(ctx, names[p], &d));
+                CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, d ? d->name : "?",
                             cupat_set_variant(ctx, names[p], v[i].name));
             }
         }
@@ -189,6 +210,16 @@ static void test_registry(cupat_ctx *ctx)
     CHECK_FAILS(ctx, CUPAT_ERROR_NOT_FOUND, "no rung \"warp-drive\"",
                 cupat_set_variant(ctx, "vadd", "warp-drive"));
     CHECK_FAILS(ctx, CUPAT_ERROR_NOT_FOUND, "vadd", cupat_set_variant(ctx, "nosuch", "x"));
+    /* issue 18.10: get_variant's messages name it, not an internal function */
+    const cupat_variant_info *sel = NULL;
+    CHECK_FAILS(ctx, CUPAT_ERROR_NOT_FOUND, "cupat_get_variant: unknown pattern \"nosuch\"",
+                cupat_get_variant(ctx, "nosuch", &sel));
+    CHECK(!strstr(cupat_last_error(ctx), "cupat__"), "internal name in \"%s\"",
+          cupat_last_error(ctx));
+    CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_get_variant: pattern is NULL",
+                cupat_get_variant(ctx, NULL, &sel));
+    CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_get_variant: info is NULL",
+                cupat_get_variant(ctx, "vadd", NULL));
 }
 
 /* cupat__overlap, the one overlap test of every pattern, against a byte map:

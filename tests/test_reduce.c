@@ -907,6 +907,44 @@ static void test_errors(void)
     dfree(dres);
 }
 
+/* Issue 18.7: a rung pinned for its technique works on either backend.
+ * "compensated" (the CUDA name) and "openmp_compensated" (the CPU name) pin
+ * this backend's compensated rung of reduce and of dot, which sum
+ * 2^30 + 1 - 2^30 + 0.5 exactly where a plain f32 tree gives 0. */
+static void test_technique_names(void)
+{
+    const float hx[4] = {0x1p30f, 1.0f, -0x1p30f, 0.5f}, hy[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+    float *dx = dalloc(sizeof hx), *dy = dalloc(sizeof hy);
+    put(dx, hx, sizeof hx);
+    put(dy, hy, sizeof hy);
+    const char *names[2] = {"compensated", "openmp_compensated"};
+    for (int dot = 0; dot < 2; dot++)
+        for (int k = 0; k < 2; k++) {
+            const char *pattern = dot ? "dot" : "reduce";
+            CHECK_OK(ctx, cupat_set_variant(ctx, pattern, names[k]));
+            const cupat_variant_info *v = NULL;
+            CHECK_OK(ctx, cupat_get_variant(ctx, pattern, &v));
+            CHECK(v && v->backend == t_backend && strstr(v->name, "compensated"),
+                  "%s: pinning %s gives %s (%s)", pattern, names[k], v ? v->name : "none",
+                  v ? cupat_backend_name(v->backend) : "");
+            float r = -1;
+            if (dot) CHECK_OK(ctx, cupat_dot_host(ctx, CUPAT_F32, 4, dx, dy, &r));
+            else CHECK_OK(ctx, cupat_reduce_host(ctx, CUPAT_F32, CUPAT_OP_SUM, 4, dx, &r));
+            CHECK(r == 1.5f, "%s pinned as %s: %.9g, want 1.5", pattern, names[k], r);
+        }
+    /* a rung with no form here names the ones there are */
+    const char *other = t_backend == CUPAT_BACKEND_CUDA ? "serial" : "shfl";
+    CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, "its rungs: ",
+                cupat_set_variant(ctx, "reduce", other));
+    CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED,
+                t_backend == CUPAT_BACKEND_CUDA ? "compensated" : "openmp_compensated",
+                cupat_set_variant(ctx, "reduce", other));
+    CHECK_OK(ctx, cupat_set_variant(ctx, "reduce", NULL));
+    CHECK_OK(ctx, cupat_set_variant(ctx, "dot", NULL));
+    dfree(dx);
+    dfree(dy);
+}
+
 /* ---------------------------------------------------------------- report -- */
 
 /* Each rung's f32 sum error against the double-double reference: uniform
@@ -964,6 +1002,7 @@ int main(int argc, char **argv)
     test_seed();
     clock_t t0 = clock();
     test_errors();
+    test_technique_names();
     test_lecture_dot();
     if (report) {
         print_report();

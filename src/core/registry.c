@@ -80,6 +80,40 @@ cupat_status cupat_variants(const char *pattern, const cupat_variant_info **list
     return CUPAT_SUCCESS;
 }
 
+/* Technique twins, by name: the CPU rung "openmp_X" is the CPU form of the
+ * CUDA rung "X" of the same pattern (reduce and dot: "compensated" and
+ * "openmp_compensated"). Pinning either name pins the one of the context's
+ * backend, so a rung chosen for its technique works on both (issue 18.7).
+ * The rung of backend b that is v's twin, or NULL. */
+#define CPU_TWIN_PREFIX "openmp_"
+static int twins(const cupat_variant_info *cpu, const cupat_variant_info *gpu)
+{
+    const size_t np = sizeof CPU_TWIN_PREFIX - 1;
+    return cpu->backend == CUPAT_BACKEND_CPU && gpu->backend == CUPAT_BACKEND_CUDA &&
+           strncmp(cpu->name, CPU_TWIN_PREFIX, np) == 0 && strcmp(cpu->name + np, gpu->name) == 0;
+}
+
+static const cupat_variant_info *technique_twin(const cupat_pattern_desc *d,
+                                                const cupat_variant_info *v, cupat_backend b)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        const cupat_variant_info *w = &d->variants[i];
+        if (w->backend == b && (b == CUPAT_BACKEND_CPU ? twins(w, v) : twins(v, w))) return w;
+    }
+    return NULL;
+}
+
+/* "serial, openmp, openmp_compensated": the rungs of backend b. */
+static void rungs_of(const cupat_pattern_desc *d, cupat_backend b, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < d->count; i++) {
+        if (d->variants[i].backend != b) continue;
+        strncat(out, out[0] ? ", " : "", len - strlen(out) - 1);
+        strncat(out, d->variants[i].name, len - strlen(out) - 1);
+    }
+}
+
 cupat_status cupat_set_variant(cupat_ctx *ctx, const char *pattern, const char *variant)
 {
     CUPAT_TRY(cupat__begin(ctx, "cupat_set_variant"));
@@ -91,14 +125,20 @@ cupat_status cupat_set_variant(cupat_ctx *ctx, const char *pattern, const char *
     }
     const cupat_pattern_desc *d = patterns[p];
     for (size_t i = 0; i < d->count; i++) {
-        if (strcmp(d->variants[i].name, variant) != 0) continue;
-        if (d->variants[i].backend != ctx->backend)
+        const cupat_variant_info *v = &d->variants[i];
+        if (strcmp(v->name, variant) != 0) continue;
+        if (v->backend != ctx->backend) v = technique_twin(d, v, ctx->backend);
+        if (!v) {
+            char here[256];
+            rungs_of(d, ctx->backend, here, sizeof here);
             return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
                                "cupat_set_variant: rung \"%s\" of \"%s\" runs on the %s "
-                               "backend, this context is %s",
+                               "backend and has no form on this context's %s backend (its "
+                               "rungs: %s)",
                                variant, pattern, cupat_backend_name(d->variants[i].backend),
-                               cupat_backend_name(ctx->backend));
-        ctx->pinned[p] = &d->variants[i];
+                               cupat_backend_name(ctx->backend), here[0] ? here : "none");
+        }
+        ctx->pinned[p] = v;
         return CUPAT_SUCCESS;
     }
     return cupat__fail(ctx, CUPAT_ERROR_NOT_FOUND,
@@ -118,16 +158,28 @@ static const cupat_variant_info *default_rung(const cupat_pattern_desc *d, cupat
     return first;
 }
 
-cupat_status cupat__select(cupat_ctx *ctx, const char *pattern, const cupat_variant_info **v)
+/* The rung that runs. `fn` names the public call in messages; NULL: a
+ * pattern's own entry point, which passes its own (registered) name. */
+static cupat_status select_rung(cupat_ctx *ctx, const char *fn, const char *pattern,
+                                const cupat_variant_info **v)
 {
     int p = find_pattern(pattern);
-    if (p < 0) return unknown_pattern(ctx, "cupat__select", pattern);
+    if (p < 0 && fn) return unknown_pattern(ctx, fn, pattern);
+    if (p < 0)
+        return cupat__fail(ctx, CUPAT_ERROR_INTERNAL,
+                           "pattern \"%s\" is not registered (a bug in cupat)",
+                           pattern ? pattern : "(null)");
     *v = ctx->pinned[p] ? ctx->pinned[p] : default_rung(patterns[p], ctx->backend);
     if (!*v)
         return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
-                           "pattern \"%s\" has no rung for the %s backend", pattern,
-                           cupat_backend_name(ctx->backend));
+                           "%s%spattern \"%s\" has no rung for the %s backend", fn ? fn : "",
+                           fn ? ": " : "", pattern, cupat_backend_name(ctx->backend));
     return CUPAT_SUCCESS;
+}
+
+cupat_status cupat__select(cupat_ctx *ctx, const char *pattern, const cupat_variant_info **v)
+{
+    return select_rung(ctx, NULL, pattern, v);
 }
 
 cupat_status cupat_get_variant(const cupat_ctx *ctx, const char *pattern,
@@ -138,7 +190,7 @@ cupat_status cupat_get_variant(const cupat_ctx *ctx, const char *pattern,
     if (!info)
         return cupat__fail((cupat_ctx *)ctx, CUPAT_ERROR_NULL_POINTER,
                            "cupat_get_variant: info is NULL");
-    return cupat__select((cupat_ctx *)ctx, pattern, info);
+    return select_rung((cupat_ctx *)ctx, "cupat_get_variant", pattern, info);
 }
 
 int cupat__rung_index(const cupat_variant_info *v)

@@ -128,6 +128,10 @@ static const cupat_variant_info dot_rungs[DR_COUNT] = {
     [DR_CPU_OPENMP] = {"dot", "openmp",
                        "OpenMP over fixed chunks, 8 fused runs each, trees above",
                        "PMPP 10; OpenMP", CPU, 1},
+    [DR_CPU_COMPENSATED] = {"dot", "openmp_compensated",
+                            "openmp with Dot2: each product's error by FMA (TwoProduct), "
+                            "TwoSum on every addition",
+                            "Ogita, Rump, Oishi 2005", CPU, 0},
 };
 _Static_assert(sizeof dot_rungs / sizeof dot_rungs[0] == DR_COUNT, "dot ladder");
 

@@ -193,6 +193,67 @@ DEFINE_TYPE(uint64_t, u64, 0, uint64_t, KEY_I, NAN_I, 0, 0, UINT64_MAX)
 
 /* ------------------------------------------------------------------- dot -- */
 
+/* Dot2 (Ogita, Rump, Oishi 2005) in the chunk and tree shape of the openmp
+ * rung, so the same bits for any thread count: each product's rounding error
+ * comes exactly from an FMA (TwoProduct: p + fma(a, b, -p) == a * b), each
+ * addition's from TwoSum; the errors are summed plainly beside the sum and
+ * added once at the end. The result is as accurate as the rounded dot
+ * product evaluated in twice the precision. Pairs combine as (s1, c1) +
+ * (s2, c2) = (TwoSum(s1, s2), c1 + c2 + its error). */
+#define DEFINE_DOT2(T, SFX, FMA)                                                         \
+    typedef struct {                                                                     \
+        T s, c;                                                                          \
+    } dd_##SFX;                                                                          \
+    static inline dd_##SFX dd_add_##SFX(dd_##SFX a, dd_##SFX b)                          \
+    {                                                                                    \
+        dd_##SFX r;                                                                      \
+        T e;                                                                             \
+        TWO_SUM(T, a.s, b.s, r.s, e);                                                    \
+        r.c = (a.c + b.c) + e;                                                           \
+        return r;                                                                        \
+    }                                                                                    \
+    static dd_##SFX dd_tree_##SFX(const dd_##SFX *p, size_t lo, size_t hi)               \
+    {                                                                                    \
+        if (hi - lo == 1) return p[lo];                                                  \
+        size_t mid = lo + (hi - lo) / 2;                                                 \
+        return dd_add_##SFX(dd_tree_##SFX(p, lo, mid), dd_tree_##SFX(p, mid, hi));       \
+    }                                                                                    \
+    static cupat_status dot2_##SFX(cupat_ctx *ctx, size_t n, const T *x, const T *y,     \
+                                   T *out)                                               \
+    {                                                                                    \
+        size_t nc = (n + CHUNK - 1) / CHUNK;                                             \
+        void *mem;                                                                       \
+        CUPAT_TRY(cupat__scratch(ctx, nc * sizeof(dd_##SFX), &mem));                     \
+        dd_##SFX *p = (dd_##SFX *)mem;                                                   \
+        long long nci = (long long)nc;                                                   \
+        _Pragma("omp parallel for schedule(static)") for (long long c = 0; c < nci; c++) \
+        {                                                                                \
+            size_t i0 = (size_t)c * CHUNK;                                               \
+            size_t len = n - i0 < CHUNK ? n - i0 : CHUNK;                                \
+            dd_##SFX l[LANES];                                                           \
+            for (int k = 0; k < LANES; k++) l[k].s = l[k].c = (T)-0.0;                   \
+            for (size_t j = 0; j < len; j++) {                                           \
+                T a = x[i0 + j], b = y[i0 + j];                                          \
+                T pr = a * b, pe = FMA(a, b, -pr), s, e;                                 \
+                dd_##SFX *q = &l[j % LANES];                                             \
+                TWO_SUM(T, q->s, pr, s, e);                                              \
+                q->s = s;                                                                \
+                q->c = q->c + (e + pe);                                                  \
+            }                                                                            \
+            for (int w = 1; w < LANES; w *= 2)                                           \
+                for (int k = 0; k + w < LANES; k += 2 * w)                               \
+                    l[k] = dd_add_##SFX(l[k], l[k + w]);                                 \
+            p[c] = l[0];                                                                 \
+        }                                                                                \
+        dd_##SFX r = dd_tree_##SFX(p, 0, nc);                                            \
+        /* inf/NaN make the error terms meaningless; c == 0 keeps the sum's -0 */      \
+        *out = r.s - r.s == 0 && r.c != 0 ? r.s + r.c : r.s;                             \
+        return CUPAT_SUCCESS;                                                            \
+    }
+
+DEFINE_DOT2(float, f32, fmaf)
+DEFINE_DOT2(double, f64, fma)
+
 #define DEFINE_DOT(T, SFX, FMA)                                                          \
     /* Balanced tree of rounded products, split at the middle: for n = 4 the    \
      * lecture's "parallel" ((p1 + p2) + (p3 + p4)). */                                  \
@@ -222,6 +283,8 @@ DEFINE_TYPE(uint64_t, u64, 0, uint64_t, KEY_I, NAN_I, 0, 0, UINT64_MAX)
             for (size_t i = 0; i < n; i++) t = FMA(x[i], y[i], t);                       \
         } else if (rung == DR_CPU_PAIRWISE) {                                            \
             t = dot_tree_##SFX(x, y, 0, n);                                              \
+        } else if (rung == DR_CPU_COMPENSATED) {                                         \
+            CUPAT_TRY(dot2_##SFX(ctx, n, x, y, &t));                                     \
         } else { /* chunks of LANES fused runs, lanes and chunks as trees */             \
             size_t nc = (n + CHUNK - 1) / CHUNK;                                         \
             void *mem;                                                                   \

@@ -62,6 +62,7 @@ typedef enum dot_rung {
     DR_CPU_SERIAL_FMA,  /* the lecture's "FMA": t = rn(a*b + t) */
     DR_CPU_PAIRWISE,    /* the lecture's "parallel": a balanced tree of products */
     DR_CPU_OPENMP,      /* the CPU default */
+    DR_CPU_COMPENSATED, /* Dot2 on the CPU: "compensated" pinned on a CPU context */
     DR_COUNT
 } dot_rung;
 
