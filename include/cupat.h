@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h> /* FILE, for the image streams */
 
 #ifdef __cplusplus
 extern "C" {
@@ -186,13 +187,30 @@ typedef struct cupat_image {
  * RGBA) 4 channels (gray+alpha as RGBA with r = g = b). ctx may be NULL
  * (message then in cupat_last_error(NULL)). CUPAT_ERROR_IO: unreadable;
  * CUPAT_ERROR_FORMAT: malformed or absurd dimensions (checked before any
- * allocation); CUPAT_ERROR_NOT_SUPPORTED: a format this build lacks. */
+ * allocation); CUPAT_ERROR_NOT_SUPPORTED: a format this build lacks (PNG
+ * without libpng; PBM/PGM/PPM/PAM are always there). A failed read frees
+ * all it allocated. The file is read front to back, never rewound: a pipe
+ * or FIFO (/dev/stdin) works as a path. */
 cupat_status cupat_image_read(cupat_ctx *ctx, const char *path, cupat_image *img);
+/* The same from an open stream (stdin, a pipe, a socket): f is read through
+ * a buffer and not closed; where f can seek, it is left just past the image,
+ * else the buffer may have taken bytes beyond it. `name` stands for the file
+ * in messages (NULL: "(stream)"). */
+cupat_status cupat_image_read_stream(cupat_ctx *ctx, FILE *f, const char *name,
+                                     cupat_image *img);
+/* The same from a file's `size` bytes in memory (messages say "(memory)"). */
+cupat_status cupat_image_read_memory(cupat_ctx *ctx, const void *data, size_t size,
+                                     cupat_image *img);
 /* Write by the extension of `path`: .png (1, 3, 4 channels), .ppm (1 or 3:
  * gray is copied into r, g, b), .pgm (1), .pnm (P5 for 1, P6 for 3), .pam
  * (keeps alpha). Refused combinations (e.g. RGBA to .ppm) are
  * CUPAT_ERROR_INVALID_VALUE; a failed write removes the partial file. */
 cupat_status cupat_image_write(cupat_ctx *ctx, const char *path, const cupat_image *img);
+/* The same to an open stream (stdout, a pipe) in `format`: "png", "ppm",
+ * "pgm", "pnm" or "pam" (any case), as the extensions above. f is flushed,
+ * not closed; on a failure part of the image may have been written. */
+cupat_status cupat_image_write_stream(cupat_ctx *ctx, FILE *f, const char *format,
+                                      const cupat_image *img);
 /* Allocate img->data for the given shape (zeroed) / release it. */
 cupat_status cupat_image_alloc(cupat_ctx *ctx, cupat_image *img, size_t width,
                                size_t height, int channels);

@@ -6,11 +6,42 @@
 # Checker inputs: EXE, ARGS (one string, split like a shell), RC (regex the exit
 # code must match), OUT / ERR (regexes stdout / stderr must match), ERR_LINES
 # (stderr must have exactly this many lines), ANY (regex stdout+stderr must match).
+# Streams: STDIN_PIPE (a file fed to the binary's stdin through a pipe), FIFO
+# and FIFO_FROM (a FIFO made at FIFO, fed with the file FIFO_FROM while the
+# binary runs), STDOUT_FILE (stdout goes to this file; OUT_HEX, a regex, must
+# then match the hex of its first 32 bytes).
 
 if(CMAKE_SCRIPT_MODE_FILE)
   separate_arguments(args UNIX_COMMAND "${ARGS}")
-  execute_process(COMMAND "${EXE}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+  # A feeder runs beside the binary as the first command of a pipeline.
+  set(feed "")
+  if(DEFINED STDIN_PIPE)
+    set(feed COMMAND cat "${STDIN_PIPE}")
+  elseif(DEFINED FIFO)
+    file(REMOVE "${FIFO}")
+    execute_process(COMMAND mkfifo "${FIFO}" RESULT_VARIABLE r)
+    if(NOT r EQUAL 0)
+      message(FATAL_ERROR "mkfifo ${FIFO} failed: ${r}")
+    endif()
+    set(feed COMMAND sh -c "cat \"$1\" > \"$2\"" sh "${FIFO_FROM}" "${FIFO}")
+  endif()
+  set(stdout_to OUTPUT_VARIABLE out)
+  if(DEFINED STDOUT_FILE)
+    set(stdout_to OUTPUT_FILE "${STDOUT_FILE}")
+    set(out "")
+  endif()
+  execute_process(${feed} COMMAND "${EXE}" ${args} RESULT_VARIABLE rc ${stdout_to}
                   ERROR_VARIABLE err TIMEOUT 300)
+  if(DEFINED FIFO)
+    file(REMOVE "${FIFO}")
+  endif()
+  if(DEFINED OUT_HEX)
+    file(READ "${STDOUT_FILE}" head LIMIT 32 HEX)
+    if(NOT head MATCHES "${OUT_HEX}")
+      message(FATAL_ERROR "${STDOUT_FILE} starts with ${head}, not '${OUT_HEX}'\n"
+                          "cupat ${ARGS}: exit ${rc}\n--- stderr:\n${err}---")
+    endif()
+  endif()
   set(ctx "cupat ${ARGS}: exit ${rc}\n--- stdout:\n${out}--- stderr:\n${err}---")
   if(DEFINED RC AND NOT rc MATCHES "^(${RC})$")
     message(FATAL_ERROR "exit code ${rc} does not match ${RC}\n${ctx}")

@@ -4,12 +4,10 @@
 cupat_test(test_image test_image.c)
 # The gray reference loop must round like the library: no fused multiply-add.
 target_compile_options(test_image PRIVATE $<$<COMPILE_LANGUAGE:C>:-ffp-contract=off>)
-# Which formats this build has: the test then expects success or NOT_SUPPORTED.
+# Whether this build has PNG: the test then expects success or NOT_SUPPORTED
+# (PBM/PGM/PPM/PAM are always there).
 if(PNG_FOUND)
   target_compile_definitions(test_image PRIVATE CUPAT_HAVE_PNG=1)
-endif()
-if(NETPBM_INCLUDE_DIR AND NETPBM_LIBRARY)
-  target_compile_definitions(test_image PRIVATE CUPAT_HAVE_NETPBM=1)
 endif()
 
 # CLI tests run the binary through cli.cmake's checker (exit code and output
@@ -59,15 +57,40 @@ if(PNG_FOUND)
   # The CUDA backend: the result line, or (no device) exit 1 with one line.
   image_cli_test(gray_cuda "gray ${IMG_DATA}/astronaut.png ${IMG_OUT}/gray_cuda.png --backend cuda"
                  RC "0|1" ANY "^gray: 121x91 .*cuda|cupat: .*\n$")
-  if(NETPBM_INCLUDE_DIR AND NETPBM_LIBRARY)
-    # The first test's output read back, blurred, written as PGM.
-    image_cli_test(blur_gray_output "blur ${IMG_OUT}/gray.png ${IMG_OUT}/blur.pgm --radius 3 --backend cpu"
-                   RC 0 OUT "^blur: 121x91 .*1 ch.*r=3" REQUIRES image_gray_png)
-  endif()
+  # The first test's output read back, blurred, written as PGM.
+  image_cli_test(blur_gray_output "blur ${IMG_OUT}/gray.png ${IMG_OUT}/blur.pgm --radius 3 --backend cpu"
+                 RC 0 OUT "^blur: 121x91 .*1 ch.*r=3" REQUIRES image_gray_png)
 endif()
-if(NETPBM_INCLUDE_DIR AND NETPBM_LIBRARY)
-  image_cli_test(gray_ppm "gray ${IMG_DATA}/astronaut.ppm ${IMG_OUT}/gray.pgm --backend cpu --reps 1"
-                 RC 0 OUT "^gray: 121x91 " ERR_LINES 0)
-  image_cli_test(blur_rgba_to_ppm "blur ${IMG_DATA}/pngtest.pam ${IMG_OUT}/x.ppm --backend cpu"
-                 RC 1 ERR "alpha" ERR_LINES 1)
+
+# Streams (issue 18): a pipe and a FIFO read like files; '-' is stdin / stdout,
+# and the report line then goes to stderr.
+image_cli_test(gray_stdin_pipe "gray - ${IMG_OUT}/gray_stdin.pgm --backend cpu --reps 1"
+               STDIN_PIPE ${IMG_DATA}/astronaut.ppm
+               RC 0 OUT "^gray: 121x91 .*gray_stdin\\.pgm\n$" ERR_LINES 0)
+image_cli_test(blur_fifo "blur ${IMG_OUT}/in.fifo ${IMG_OUT}/blur_fifo.pam --backend cpu --reps 1"
+               FIFO ${IMG_OUT}/in.fifo FIFO_FROM ${IMG_DATA}/pngtest.pam
+               RC 0 OUT "^blur: 91x69 .*4 ch" ERR_LINES 0)
+# "P5\n121 91\n255\n" and the report on stderr.
+image_cli_test(gray_stdout_pgm "gray ${IMG_DATA}/astronaut.ppm - --format pgm --backend cpu --reps 1"
+               STDOUT_FILE ${IMG_OUT}/stdout.pgm OUT_HEX "^50350a3132312039310a3235350a"
+               RC 0 ERR "^gray: 121x91 .*-> [(]stdout[)]\n$" ERR_LINES 1 SETUP image_stdout_pgm)
+image_cli_test(blur_stdout_read_back "blur ${IMG_OUT}/stdout.pgm ${IMG_OUT}/x.pam --backend cpu --reps 1"
+               RC 0 OUT "^blur: 121x91 .*1 ch" REQUIRES image_stdout_pgm)
+image_cli_test(gray_stdin_not_image "gray - ${IMG_OUT}/x.pgm --backend cpu"
+               STDIN_PIPE ${IMG_DATA}/text.png RC 1 ERR "^cupat: .*[(]stdin[)].*neither PNG" ERR_LINES 1)
+image_cli_test(gray_bad_format "gray a.png - --format bmp" RC 2 ERR "--format 'bmp'" ERR_LINES 1)
+image_cli_test(gray_format_with_path "gray a.png b.pgm --format pgm" RC 2
+               ERR "--format is for OUT '-'" ERR_LINES 1)
+if(PNG_FOUND)
+  # The issue's own line: cat x.png | cupat gray /dev/stdin out.png
+  image_cli_test(gray_dev_stdin "gray /dev/stdin ${IMG_OUT}/gray_devstdin.png --backend cpu --reps 1"
+                 STDIN_PIPE ${IMG_DATA}/astronaut.png RC 0 OUT "^gray: 121x91 " ERR_LINES 0)
+  # stdin to stdout, PNG by default.
+  image_cli_test(gray_stdin_stdout "gray - - --backend cpu --reps 1"
+                 STDIN_PIPE ${IMG_DATA}/astronaut.png STDOUT_FILE ${IMG_OUT}/stdout.png
+                 OUT_HEX "^89504e470d0a1a0a" RC 0 ERR "^gray: 121x91 " ERR_LINES 1)
 endif()
+image_cli_test(gray_ppm "gray ${IMG_DATA}/astronaut.ppm ${IMG_OUT}/gray.pgm --backend cpu --reps 1"
+               RC 0 OUT "^gray: 121x91 " ERR_LINES 0)
+image_cli_test(blur_rgba_to_ppm "blur ${IMG_DATA}/pngtest.pam ${IMG_OUT}/x.ppm --backend cpu"
+               RC 1 ERR "alpha" ERR_LINES 1)

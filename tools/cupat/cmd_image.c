@@ -15,21 +15,24 @@ static void usage(int blur)
 {
     if (blur)
         printf("Usage: cupat blur IN OUT [--radius R] [--variant NAME] [--backend B] [--device N]\n"
-               "                  [--reps N]\n"
+               "                  [--reps N] [--format F]\n"
                "\n"
                "Box blur of radius R (window (2R+1)^2, edges averaged over the pixels\n"
                "inside the image) of every channel of IN, written to OUT.\n");
     else
         printf("Usage: cupat gray IN OUT [--variant NAME] [--backend B] [--device N] [--reps N]\n"
+               "                  [--format F]\n"
                "\n"
                "RGB to gray, gray = 0.21 r + 0.71 g + 0.07 b, written to OUT as a\n"
                "1-channel image. An RGBA input is converted without its alpha; a gray\n"
                "input is refused (nothing to convert).\n");
     printf("\n"
-           "IN: PNG, PPM, PGM, PBM or PAM (told apart by contents). OUT: by extension,\n"
-           ".png, .ppm, .pgm, .pnm or .pam. Prints one line: the size, the rung that ran\n"
-           "and its median time over the repetitions (CUDA events on the CUDA backend,\n"
-           "the host clock on the CPU), after one untimed warm-up run.\n"
+           "IN: PNG, PPM, PGM, PBM or PAM (told apart by contents): a file, a pipe or\n"
+           "a FIFO; '-' reads stdin. OUT: by extension, .png, .ppm, .pgm, .pnm or .pam;\n"
+           "'-' writes stdout in the --format. Prints one line: the size, the rung that\n"
+           "ran and its median time over the repetitions (CUDA events on the CUDA\n"
+           "backend, the host clock on the CPU), after one untimed warm-up run; on\n"
+           "stderr when OUT is '-'.\n"
            "\n"
            "Options:\n");
     if (blur) printf("  --radius R     0 to 64 (default 1)\n");
@@ -38,6 +41,7 @@ static void usage(int blur)
            "  --backend B    auto (default: CUDA when present, else CPU), cpu or cuda\n"
            "  --device N     CUDA device index (default: the current device)\n"
            "  --reps N       timed repetitions, 1 to 100000 (default 10)\n"
+           "  --format F     format of OUT '-': png (default), ppm, pgm, pnm or pam\n"
            "  -h, --help     this text\n",
            blur ? "blur" : "gray", blur ? "blur" : "gray");
 }
@@ -103,7 +107,7 @@ int cmd_image(int argc, char **argv)
     const int blur = strcmp(argv[0], "blur") == 0;
     const char *cmd = blur ? "cupat blur" : "cupat gray";
     const char *pattern = blur ? "blur" : "gray";
-    const char *in_path = NULL, *out_path = NULL, *variant = NULL, *v = NULL;
+    const char *in_path = NULL, *out_path = NULL, *variant = NULL, *format = NULL, *v = NULL;
     cupat_backend backend = CUPAT_BACKEND_AUTO;
     long device = -1, reps = 10, radius = 1;
 
@@ -121,6 +125,9 @@ int cmd_image(int argc, char **argv)
             if (r < 0 || cli_parse_backend(v, &backend)) return 2;
         } else if ((r = cli_opt(argc, argv, &i, "--device", &v, cmd))) {
             if (r < 0 || cli_parse_int(cmd, "--device", v, 0, 1 << 20, &device)) return 2;
+        } else if ((r = cli_opt(argc, argv, &i, "--format", &v, cmd))) {
+            if (r < 0) return 2;
+            format = v;
         } else if ((r = cli_opt(argc, argv, &i, "--reps", &v, cmd))) {
             if (r < 0 || cli_parse_int(cmd, "--reps", v, 1, 100000, &reps)) return 2;
         } else if ((r = cli_opt(argc, argv, &i, "--radius", &v, cmd))) {
@@ -145,6 +152,23 @@ int cmd_image(int argc, char **argv)
         fprintf(stderr, "%s: needs IN and OUT image paths; try '%s --help'\n", cmd, cmd);
         return 2;
     }
+    /* '-': stdin / stdout. The image then owns stdout; the report goes to stderr. */
+    const int in_std = strcmp(in_path, "-") == 0, out_std = strcmp(out_path, "-") == 0;
+    static const char *const formats[] = {"png", "ppm", "pgm", "pnm", "pam"};
+    int known = 0;
+    for (size_t k = 0; format && k < sizeof formats / sizeof formats[0]; k++)
+        known |= strcmp(format, formats[k]) == 0;
+    if (format && !known) {
+        fprintf(stderr, "%s: --format '%s': png, ppm, pgm, pnm or pam\n", cmd, format);
+        return 2;
+    }
+    if (format && !out_std) {
+        fprintf(stderr, "%s: --format is for OUT '-' (stdout); '%s' takes its format from its "
+                        "extension\n", cmd, out_path);
+        return 2;
+    }
+    if (out_std && !format) format = "png";
+    FILE *report = out_std ? stderr : stdout;
 
     int rc = 1;
     cupat_ctx *ctx = NULL;
@@ -155,7 +179,8 @@ int cmd_image(int argc, char **argv)
     const char *note = "";
 
     /* The file first: a bad path fails fast, before CUDA starts up. */
-    if (cupat_image_read(NULL, in_path, &img) != CUPAT_SUCCESS) {
+    if ((in_std ? cupat_image_read_stream(NULL, stdin, "(stdin)", &img)
+                : cupat_image_read(NULL, in_path, &img)) != CUPAT_SUCCESS) {
         fprintf(stderr, "cupat: %s\n", cupat_last_error(NULL));
         return 1;
     }
@@ -164,7 +189,7 @@ int cmd_image(int argc, char **argv)
     if (!blur) {
         if (img.channels != 3 && img.channels != 4) {
             fprintf(stderr, "%s: '%s' is already gray (%d channel%s); nothing to convert\n", cmd,
-                    in_path, img.channels, img.channels == 1 ? "" : "s");
+                    in_std ? "(stdin)" : in_path, img.channels, img.channels == 1 ? "" : "s");
             goto done;
         }
         j.channels = 3;
@@ -210,7 +235,8 @@ int cmd_image(int argc, char **argv)
         (s = cupat_memcpy(ctx, res.data, d_out, out_bytes)) != CUPAT_SUCCESS ||
         (s = cupat_sync(ctx)) != CUPAT_SUCCESS)
         goto lib_failed;
-    if (cupat_image_write(NULL, out_path, &res) != CUPAT_SUCCESS) {
+    if ((out_std ? cupat_image_write_stream(NULL, stdout, format, &res)
+                 : cupat_image_write(NULL, out_path, &res)) != CUPAT_SUCCESS) {
         fprintf(stderr, "cupat: %s\n", cupat_last_error(NULL));
         goto done;
     }
@@ -222,9 +248,9 @@ int cmd_image(int argc, char **argv)
     char what[64];
     if (blur) snprintf(what, sizeof what, "%d ch, r=%d", img.channels, j.radius);
     else snprintf(what, sizeof what, "%d ch -> 1%s", img.channels, note);
-    printf("%s: %zux%zu %s, %s rung '%s': median %.4f ms of %ld, %.2f GB/s -> %s\n", pattern,
-           img.width, img.height, what, cupat_backend_name(cupat_get_backend(ctx)), info->name,
-           med * 1e3, reps, gbs, out_path);
+    fprintf(report, "%s: %zux%zu %s, %s rung '%s': median %.4f ms of %ld, %.2f GB/s -> %s\n",
+            pattern, img.width, img.height, what, cupat_backend_name(cupat_get_backend(ctx)),
+            info->name, med * 1e3, reps, gbs, out_std ? "(stdout)" : out_path);
     rc = 0;
     goto done;
 
