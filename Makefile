@@ -1,7 +1,9 @@
 # cupat — the two commands a new user needs:
-#   make run    build, then `cupat info` and `cupat bench all` on the best backend
-#   make test   build, then the whole CTest suite with one pass/fail count
-# Also: make build, make install [PREFIX=/usr/local], make deps, make clean.
+#   make run    build the `cupat` command, then a quick tour on the best backend:
+#               `cupat info` and `cupat bench all --quick` (one small case each)
+#   make test   build everything, then the whole CTest suite with one pass/fail count
+# Also: make bench (the full sweep, `cupat bench all`), make build,
+# make install [PREFIX=/usr/local], make deps, make clean.
 BUILD   ?= build
 PREFIX  ?= /usr/local
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
@@ -10,7 +12,7 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
 CMAKE_FLAGS ?=
 CUPAT   := $(BUILD)/tools/cupat/cupat
 
-.PHONY: all build deps run test install clean
+.PHONY: all build cli deps run bench test install clean
 
 all: build
 
@@ -24,14 +26,23 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# Only what each command needs: `run` and `bench` build the CLI alone (not the
+# tests), `install` what it installs.
+cli: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target cupat_cli
+
+run: cli
 	$(CUPAT) info
+	$(CUPAT) bench all --quick
+
+bench: cli
 	$(CUPAT) bench all
 
 test: build
 	@scripts/run-tests $(BUILD) $(JOBS)
 
-install: build
+install: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target cupat cupat_static cupat_cli
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
