@@ -134,6 +134,10 @@ void bench_print_table(const bench_run *run, const bench_table *t, FILE *f)
     if (t->note) fprintf(f, "  %s\n", t->note);
 }
 
+/* Output files: path "-" is stdout, flushed rather than closed. */
+static int to_stdout(const char *path) { return strcmp(path, "-") == 0; }
+static int close_out(FILE *f) { return f == stdout ? fflush(f) : fclose(f); }
+
 /* -------------------------------------------------------------- JSON -- */
 
 #ifdef CUPAT_HAVE_CJSON
@@ -221,10 +225,10 @@ cupat_status bench_write_json(const bench_run *run, const char *path, char *err,
         snprintf(err, errlen, "%s: out of memory building the JSON", path);
         return CUPAT_ERROR_OUT_OF_MEMORY;
     }
-    FILE *f = fopen(path, "w");
+    FILE *f = to_stdout(path) ? stdout : fopen(path, "w");
     int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
     int e = errno;
-    if (f && fclose(f)) ok = 0, e = errno;
+    if (f && close_out(f)) ok = 0, e = errno;
     cJSON_free(text);
     if (!ok) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(e));
@@ -259,7 +263,7 @@ static void csv_num(FILE *f, double v, int present)
 
 cupat_status bench_write_csv(const bench_run *run, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = to_stdout(path) ? stdout : fopen(path, "w");
     if (!f) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         return CUPAT_ERROR_IO;
@@ -306,7 +310,7 @@ cupat_status bench_write_csv(const bench_run *run, const char *path, char *err, 
             fputc('\n', f);
         }
     }
-    if (ferror(f) | fclose(f)) {
+    if (ferror(f) | close_out(f)) {
         snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
         return CUPAT_ERROR_IO;
     }

@@ -40,8 +40,9 @@ static void usage(FILE *f)
             "                      (what `make run` shows; --n and --reps still apply)\n"
             "  --list              list the ladder: name, backend, technique, source\n"
             "  --sweep-blocks      matadd: PCCP 3.3's block shapes; gemm: tile configs x split-K (GPU)\n"
-            "  --json FILE         write all tables as JSON (needs cJSON)\n"
-            "  --csv FILE          write all rows as CSV\n"
+            "  --json FILE         write all tables as JSON (needs cJSON); FILE - is\n"
+            "                      stdout, and the tables then go to stderr\n"
+            "  --csv FILE          write all rows as CSV (- as for --json)\n"
             "  --backend B         auto (default), cpu or cuda\n"
             "  --device N          CUDA device index\n"
             "  -h, --help          this text\n"
@@ -104,12 +105,13 @@ static const cupat_variant_info *find_rung(const char *pattern, const char *name
 /* Fail early on an output file that cannot be written, not after the run. */
 static int check_writable(const char *opt, const char *path)
 {
-    FILE *f = path ? fopen(path, "a") : NULL;
-    if (path && !f) {
+    if (!path || !strcmp(path, "-")) return 0; /* '-': stdout */
+    FILE *f = fopen(path, "a");
+    if (!f) {
         fprintf(stderr, "%s: %s %s: cannot write: %s\n", CMD, opt, path, strerror(errno));
         return 2;
     }
-    if (f) fclose(f);
+    fclose(f);
     return 0;
 }
 
@@ -224,6 +226,13 @@ int cmd_bench(int argc, char **argv)
     }
 #endif
     if (check_writable("--json", json) || check_writable("--csv", csv)) return 2;
+    /* FILE '-' is stdout: the JSON or CSV then owns it, and the tables go to stderr. */
+    const int json_std = json && !strcmp(json, "-"), csv_std = csv && !strcmp(csv, "-");
+    if (json_std && csv_std) {
+        fprintf(stderr, "%s: --json - and --csv - cannot both go to stdout\n", CMD);
+        return 2;
+    }
+    FILE *out = json_std || csv_std ? stderr : stdout;
     cupat_backend backend;
     if (cli_parse_backend(backend_s, &backend)) return 2;
 
@@ -240,13 +249,13 @@ int cmd_bench(int argc, char **argv)
         return 2;
     }
     if (sweep && actual != CUPAT_BACKEND_CUDA) {
-        printf("%s --sweep-blocks needs a GPU (the CUDA backend); nothing to sweep on %s\n",
-               pattern, cupat_backend_name(actual));
+        fprintf(out, "%s --sweep-blocks needs a GPU (the CUDA backend); nothing to sweep on %s\n",
+                pattern, cupat_backend_name(actual));
         cupat_destroy(ctx);
         return 0;
     }
     double t0 = wall_s();
-    bench_options opt = {(int)reps, variant, isatty(fileno(stderr)), stdout, quick};
+    bench_options opt = {(int)reps, variant, isatty(fileno(stderr)) && out != stderr, out, quick};
     bench_run run;
     if (opt.progress) fprintf(stderr, "measuring the ceilings...");
     cupat_status s = bench_run_init(&run, ctx, &opt);
@@ -256,9 +265,9 @@ int cmd_bench(int argc, char **argv)
         cupat_destroy(ctx);
         return 1;
     }
-    bench_print_header(&run, stdout);
+    bench_print_header(&run, out);
     if (quick)
-        printf("--quick: one small case per pattern, a few calls a row (the full sweep: "
+        fprintf(out, "--quick: one small case per pattern, a few calls a row (the full sweep: "
                "cupat bench %s)\n", pattern);
     fflush(stdout); /* before any message on stderr */
     int failed = 0, case_errors = 0;
@@ -284,10 +293,10 @@ int cmd_bench(int argc, char **argv)
     }
     size_t rows = 0;
     for (size_t i = 0; i < run.ntables; i++) rows += run.tables[i].nrows;
-    printf("\n%zu table%s, %zu rows, %d failed", run.ntables, run.ntables == 1 ? "" : "s", rows,
+    fprintf(out, "\n%zu table%s, %zu rows, %d failed", run.ntables, run.ntables == 1 ? "" : "s", rows,
            run.failures);
-    if (case_errors) printf(", %d pattern%s could not run", case_errors, case_errors == 1 ? "" : "s");
-    printf("; %.1f s\n", wall_s() - t0);
+    if (case_errors) fprintf(out, ", %d pattern%s could not run", case_errors, case_errors == 1 ? "" : "s");
+    fprintf(out, "; %.1f s\n", wall_s() - t0);
     fflush(stdout);
     char err[512];
     if (json && bench_write_json(&run, json, err, sizeof err)) {
