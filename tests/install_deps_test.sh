@@ -5,7 +5,8 @@
 # no server can be reached (exit 100). Optional libraries that cannot be
 # installed must cost one line of stderr and exit 0; a missing required tool
 # must stop with exit 1 and say which. Last, `make build` in the same
-# setting must go on past the note to configure and build.
+# setting must go on past the note to configure and build, and `make run`
+# must build the CLI alone and run the quick tour.
 # Usage: install_deps_test.sh SOURCE_DIR
 set -u
 src=$1
@@ -126,6 +127,16 @@ if [ $rc -ne 0 ] || ! [[ $out =~ "install-deps: note: optional $opt_pkgs not ins
   fails=$((fails + 1))
 else
   echo "ok   make-build-offline: exit 0, configured and built after the note"
+fi
+
+# 11. `make run` builds the CLI alone (not the tests), then the quick tour.
+out=$(cd "$src" && make --no-print-directory -n run BUILD="$work/build" JOBS=2 2>&1)
+if ! [[ $out =~ "--build $work/build -j 2 --target cupat_cli" ]] ||
+   ! [[ $out =~ "cupat info" ]] || ! [[ $out =~ "cupat bench all --quick" ]]; then
+  echo "FAIL make-run-quick:"; echo "$out" | sed 's/^/  /'
+  fails=$((fails + 1))
+else
+  echo "ok   make-run-quick: builds cupat_cli, runs info and bench all --quick"
 fi
 
 [ "$fails" -eq 0 ] && echo "install-deps: all cases passed" || echo "install-deps: $fails failed"
