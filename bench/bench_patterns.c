@@ -16,6 +16,10 @@ cupat_status bench_transpose_cases(bench_run *run, const bench_size *size);
 cupat_status bench_stencil1d_cases(bench_run *run, const bench_size *size);
 /* bench_reduce.c: reduce and dot */
 cupat_status bench_reduce_cases(bench_run *run, const bench_size *size);
+/* bench_scan.c: scan, segmented scans, stream compaction */
+cupat_status bench_scan_cases(bench_run *run, const bench_size *size);
+cupat_status bench_segscan_cases(bench_run *run, const bench_size *size);
+cupat_status bench_select_cases(bench_run *run, const bench_size *size);
 /* bench_gemm.c */
 cupat_status bench_gemm_cases(bench_run *run, const bench_size *size);
 cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size);
@@ -31,6 +35,9 @@ const bench_pattern bench_patterns[] = {
     {"gray", bench_gray_cases, NULL, "3840x2160", "1280x720"},
     {"blur", bench_blur_cases, NULL, "1920x1080", "640x480"},
     {"reduce", bench_reduce_cases, NULL, "2^24", "2^22"},
+    {"scan", bench_scan_cases, NULL, "2^24", "2^22"},
+    {"segscan", bench_segscan_cases, NULL, "2^24", "2^22"},
+    {"select", bench_select_cases, NULL, "2^24", "2^22"},
     {"transpose", bench_transpose_cases, NULL, "4096x4096", "2048x2048"},
     {"stencil1d", bench_stencil1d_cases, NULL, "2^24", "2^22"},
     {"gemm", bench_gemm_cases, bench_gemm_sweep, "2048", "256"},

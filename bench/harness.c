@@ -607,17 +607,23 @@ cupat_status bench_run_case(bench_run *run, const bench_case *c)
         bench_measure(run, t, row, c->vendor, c->prepare, c->check, 0, c->state);
     }
     if (c->memcpy_ref) {
-        size_t half = (size_t)(c->bytes / 2);
         bench_progress(run, "bench %s %s: copy (%zu/%zu)", c->pattern, c->label, ++k, total);
-        bench_row *row = bench_table_add(run, t, on_gpu(run) ? "cudaMemcpy D2D" : "memcpy",
-                                         BENCH_ROW_REFERENCE);
-        if (!row) return CUPAT_ERROR_OUT_OF_MEMORY;
-        row->technique = "reference: a copy moving the same bytes";
-        run->ref_half = half;
-        if (ensure_scratch(run, half)) row_error(run, row, "");
-        else bench_measure(run, t, row, copy_ref, NULL, NULL, 0, NULL);
+        CUPAT_TRY(bench_add_copy_row(run, t));
     }
     bench_table_end(run, t);
+    return CUPAT_SUCCESS;
+}
+
+cupat_status bench_add_copy_row(bench_run *run, bench_table *t)
+{
+    size_t half = (size_t)(t->bytes / 2);
+    bench_row *row = bench_table_add(run, t, on_gpu(run) ? "cudaMemcpy D2D" : "memcpy",
+                                     BENCH_ROW_REFERENCE);
+    if (!row) return CUPAT_ERROR_OUT_OF_MEMORY;
+    row->technique = "reference: a copy moving the same bytes";
+    run->ref_half = half;
+    if (ensure_scratch(run, half)) row_error(run, row, "");
+    else bench_measure(run, t, row, copy_ref, NULL, NULL, 0, NULL);
     return CUPAT_SUCCESS;
 }
 

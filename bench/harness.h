@@ -159,6 +159,10 @@ typedef struct bench_case {
 /* Measure one case and print its table. Row failures are recorded in the
  * table (and run->failures); only setup failures return an error. */
 cupat_status bench_run_case(bench_run *run, const bench_case *c);
+/* The reference row of a table: a copy of t->bytes / 2 bytes into another
+ * t->bytes / 2 (cudaMemcpyAsync on the GPU, OpenMP memcpy slices on the
+ * CPU), timed as the rungs are; for patterns that walk their own ladder. */
+cupat_status bench_add_copy_row(bench_run *run, bench_table *t);
 
 /* Building blocks for tables that are not ladders (sweeps). */
 bench_table *bench_table_begin(bench_run *run, const char *pattern, const char *title,
