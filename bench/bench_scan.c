@@ -299,7 +299,8 @@ static cupat_status run_ladder(bench_run *run, const ladder *L)
     CUPAT_TRY(bench_add_copy_row(run, t));
     if (skipped)
         t->note = "kogge_stone, kogge_stone_db, brent_kung, coarsened (one block walks the "
-                  "whole array): measured at n <= 2^22 only (--n 2^22, or --variant NAME)";
+                  "whole array): measured at n <= 2^22 only (the 2^22 table, --n 2^22; "
+                  "--variant NAME runs one at any n)";
     bench_table_end(run, t);
     return CUPAT_SUCCESS;
 }
