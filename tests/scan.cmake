@@ -1,0 +1,7 @@
+# scan.cmake — cupat_scan, the segmented scans and stream compaction: every
+# rung of the "scan", "segscan" and "select" ladders.
+cupat_test(test_scan test_scan.c)
+# The float-sum references (long double TwoSum, the left-to-right f32 loop)
+# need exact roundings; OpenMP to rerun the CPU rungs at other thread counts.
+target_compile_options(test_scan PRIVATE -ffp-contract=off)
+target_link_libraries(test_scan PRIVATE OpenMP::OpenMP_C)
