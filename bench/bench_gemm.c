@@ -327,3 +327,150 @@ cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size)
     }
     return CUPAT_SUCCESS;
 }
+
+/* ---------------------------------------------------------------- gemv -- */
+
+/* y = A x (op N) or y = A^T x (op T), A m x n row-major and tight (lda = n),
+ * alpha 1, beta 0 over NaN poison; against cublasSgemv on the same memory. */
+typedef struct gemv_state {
+    size_t m, n;
+    int ta;
+    float *A, *x, *y;
+    float *host; /* y brought back for the check */
+} gemv_state;
+
+enum { SEED_X = 33 };
+
+static float gv_a(const gemv_state *st, size_t i, size_t j)
+{
+    return bench_rand_f32(SEED_A, i * st->n + j, -1.0f, 2.0f);
+}
+static float gv_x(size_t j) { return bench_rand_f32(SEED_X, j, -1.0f, 2.0f); }
+static size_t gv_ylen(const gemv_state *st) { return st->ta ? st->n : st->m; }
+static size_t gv_xlen(const gemv_state *st) { return st->ta ? st->m : st->n; }
+
+static cupat_status gemv_run(bench_run *run, void *p)
+{
+    gemv_state *st = p;
+    return cupat_gemv_f32(run->ctx, CUPAT_ROW_MAJOR, st->ta ? CUPAT_TRANS_T : CUPAT_TRANS_N,
+                          st->m, st->n, 1.0f, st->A, st->n, st->x, 0.0f, st->y);
+}
+
+/* Row-major A (m x n) is column-major A^T (n x m, ld n): op N here is op T
+ * there and the other way round. */
+static cupat_status gemv_cublas(bench_run *run, void *p)
+{
+    gemv_state *st = p;
+    void *h;
+    const float one = 1.0f, zero = 0.0f;
+    CUPAT_TRY(bench_cublas(run, &h));
+    return bench_cublas_status(
+        run,
+        cublasSgemv((cublasHandle_t)h, st->ta ? CUBLAS_OP_N : CUBLAS_OP_T, (int)st->n,
+                    (int)st->m, &one, st->A, (int)st->n, st->x, 1, &zero, st->y, 1),
+        "cublasSgemv");
+}
+
+static cupat_status gemv_poison(bench_run *run, void *p)
+{
+    gemv_state *st = p;
+    return cupat_memset(run->ctx, st->y, 0xFF, gv_ylen(st) * sizeof(float));
+}
+
+/* All of y comes back; NSAMPLE elements (and both ends) are recomputed in f64
+ * and must lie within 2 len eps sum |a x| (test_gemm.c's bound). */
+static cupat_status gemv_check(bench_run *run, void *p, int strict, bench_check *chk)
+{
+    gemv_state *st = p;
+    (void)strict;
+    size_t ylen = gv_ylen(st), xlen = gv_xlen(st);
+    if (!st->host && !(st->host = malloc(ylen * sizeof(float))))
+        return bench_fail(run, CUPAT_ERROR_OUT_OF_MEMORY, "bench gemv: %zu bytes of host memory",
+                          ylen * sizeof(float));
+    CUPAT_TRY(cupat_memcpy(run->ctx, st->host, st->y, ylen * sizeof(float)));
+    CUPAT_TRY(cupat_sync(run->ctx));
+    size_t ns = ylen < NSAMPLE + 2 ? ylen : NSAMPLE + 2, wrong = 0;
+    char msg[256] = "";
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : wrong)
+    for (size_t s = 0; s < ns; s++) {
+        size_t t = ns == ylen ? s : s == 0 ? 0 : s == 1 ? ylen - 1 : bench_hash(0x6E37, s) % ylen;
+        double sum = 0, mag = 0;
+        for (size_t q = 0; q < xlen; q++) {
+            double a = st->ta ? gv_a(st, q, t) : gv_a(st, t, q);
+            double v = a * (double)gv_x(q);
+            sum += v;
+            mag += fabs(v);
+        }
+        double got = st->host[t];
+        double tol = 2.0 * (double)(xlen > 1 ? xlen : 1) * FLT_EPSILON * mag;
+        if (!(fabs(got - sum) <= tol)) {
+            wrong++;
+#pragma omp critical(bench_gemv_msg)
+            if (!msg[0])
+                snprintf(msg, sizeof msg, "y[%zu] = %.9g, expected %.9g (tol %.2g)", t, got, sum,
+                         tol);
+        }
+    }
+    chk->checked += ns;
+    chk->wrong += wrong;
+    if (wrong && !chk->msg[0])
+        snprintf(chk->msg, sizeof chk->msg, "%s; %zu of %zu sampled wrong", msg, wrong, ns);
+    return CUPAT_SUCCESS;
+}
+
+static void gemv_free(bench_run *run, void *p)
+{
+    gemv_state *st = p;
+    cupat_sync(run->ctx);
+    cupat_free(run->ctx, st->A);
+    cupat_free(run->ctx, st->x);
+    cupat_free(run->ctx, st->y);
+    free(st->host);
+}
+
+/* --n S is S x S, --n RxC an R x C matrix; else a square and a wide matrix
+ * of 1 GiB each on the GPU (one long dot product a row / a column), 4096^2
+ * on the CPU. Each shape runs op N and op T. */
+cupat_status bench_gemv_cases(bench_run *run, const bench_size *size)
+{
+    static const size_t gpu_shapes[][2] = {{16384, 16384}, {2048, 131072}};
+    static const size_t cpu_shapes[][2] = {{4096, 4096}};
+    size_t shapes[2][2], count;
+    if (size) {
+        shapes[0][0] = size->rows ? size->rows : size->n;
+        shapes[0][1] = size->rows ? size->cols : size->n;
+        count = 1;
+    } else {
+        count = gpu(run) ? 2 : 1;
+        memcpy(shapes, gpu(run) ? gpu_shapes : cpu_shapes, count * sizeof shapes[0]);
+    }
+    for (size_t q = 0; q < count; q++) {
+        gemv_state st = {shapes[q][0], shapes[q][1], 0, NULL, NULL, NULL, NULL};
+        size_t m = st.m, n = st.n, big = m > n ? m : n;
+        cupat_status s = cupat_malloc(run->ctx, (void **)&st.A, m * n * sizeof(float));
+        if (!s) s = cupat_malloc(run->ctx, (void **)&st.x, big * sizeof(float));
+        if (!s) s = cupat_malloc(run->ctx, (void **)&st.y, big * sizeof(float));
+        if (!s) s = bench_fill_f32(run, st.A, m * n, SEED_A, -1.0f, 2.0f);
+        if (!s) s = bench_fill_f32(run, st.x, big, SEED_X, -1.0f, 2.0f);
+        for (int ta = 0; !s && ta < 2; ta++) {
+            bench_case c = {0};
+            st.ta = ta;
+            free(st.host);
+            st.host = NULL;
+            c.pattern = "gemv";
+            snprintf(c.label, sizeof c.label, "%zux%zu f32, op %c, beta 0", m, n, ta ? 'T' : 'N');
+            c.bytes = 4.0 * ((double)m * (double)n + (double)m + (double)n);
+            c.flops = 2.0 * (double)m * (double)n;
+            c.bound = BENCH_BOUND_READ;
+            c.state = &st;
+            c.prepare = gemv_poison;
+            c.run = gemv_run;
+            c.check = gemv_check;
+            c.vendor_name = gpu(run) ? "cublasSgemv" : NULL;
+            c.vendor = gpu(run) ? gemv_cublas : NULL;
+            s = bench_run_case(run, &c);
+        }
+        CUPAT_TRY(bench_finish(run, s, gemv_free, &st));
+    }
+    return CUPAT_SUCCESS;
+}

@@ -1,5 +1,7 @@
 /* bench_patterns.c — which patterns `cupat bench` has cases for. A new
- * pattern adds its bench_<pattern>.c and one line to the table. */
+ * pattern adds its bench_<pattern>.c, one line to the table and one to
+ * sizes.c (what --n means for it); test_bench checks that every registered
+ * pattern has both. */
 #include "harness.h"
 
 #include <string.h>
@@ -16,6 +18,7 @@ cupat_status bench_transpose_cases(bench_run *run, const bench_size *size);
 cupat_status bench_stencil1d_cases(bench_run *run, const bench_size *size);
 /* bench_reduce.c: reduce and dot */
 cupat_status bench_reduce_cases(bench_run *run, const bench_size *size);
+cupat_status bench_dot_cases(bench_run *run, const bench_size *size);
 /* bench_scan.c: scan, segmented scans, stream compaction */
 cupat_status bench_scan_cases(bench_run *run, const bench_size *size);
 cupat_status bench_segscan_cases(bench_run *run, const bench_size *size);
@@ -23,6 +26,7 @@ cupat_status bench_select_cases(bench_run *run, const bench_size *size);
 /* bench_gemm.c */
 cupat_status bench_gemm_cases(bench_run *run, const bench_size *size);
 cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size);
+cupat_status bench_gemv_cases(bench_run *run, const bench_size *size);
 
 /* In the order `cupat bench all` runs them. The --quick sizes (`make run`'s
  * tour: about a minute for all of them on an H100, a few on two CPU cores)
@@ -35,12 +39,14 @@ const bench_pattern bench_patterns[] = {
     {"gray", bench_gray_cases, NULL, "3840x2160", "1280x720"},
     {"blur", bench_blur_cases, NULL, "1920x1080", "640x480"},
     {"reduce", bench_reduce_cases, NULL, "2^24", "2^22"},
+    {"dot", bench_dot_cases, NULL, "2^24", "2^22"},
     {"scan", bench_scan_cases, NULL, "2^24", "2^22"},
     {"segscan", bench_segscan_cases, NULL, "2^24", "2^22"},
     {"select", bench_select_cases, NULL, "2^24", "2^22"},
     {"transpose", bench_transpose_cases, NULL, "4096x4096", "2048x2048"},
     {"stencil1d", bench_stencil1d_cases, NULL, "2^24", "2^22"},
     {"gemm", bench_gemm_cases, bench_gemm_sweep, "2048", "256"},
+    {"gemv", bench_gemv_cases, NULL, "8192x8192", "2048x2048"},
 };
 const size_t bench_npatterns = sizeof bench_patterns / sizeof bench_patterns[0];
 

@@ -1,6 +1,7 @@
 /* bench_reduce.c — the reduction ladder (PCCP 3.4-3.6, 5.3, 5.6; PMPP 10; the
  * lecture; then beyond the books) at 2^24 and 2^28 elements, against
- * cub::DeviceReduce in the same run; and the dot product against cuBLAS.
+ * cub::DeviceReduce in the same run; and the dot product against cuBLAS
+ * (`cupat bench dot`, its own pattern).
  *
  * f32 sum runs the whole ladder; i32 sum, f32 max and f32 argmax run the
  * rungs beyond the books (the ones that can beat CUB). The recursive rungs
@@ -197,7 +198,10 @@ static cupat_status red_check(bench_run *run, void *p, int strict, bench_check *
          * the bound of any order (depth n, often vacuous: then only NaN fails) */
         size_t depth = strict ? cupat__reduce_depth(run->ctx, st->dot, st->rung, CUPAT_F32, st->n)
                               : st->n;
-        int comp = strict && st->rung == (st->dot ? DR_COMPENSATED : RR_COMPENSATED);
+        int comp = strict && (st->dot ? st->rung == DR_COMPENSATED ||
+                                            st->rung == DR_CPU_COMPENSATED
+                                      : st->rung == RR_COMPENSATED ||
+                                            st->rung == RR_CPU_COMPENSATED);
         long double exact = (long double)st->hi + st->lo;
         double err = (double)fabsl((long double)g - exact);
         double g1 = gamma_(depth);
@@ -223,6 +227,16 @@ static cupat_status red_check(bench_run *run, void *p, int strict, bench_check *
 }
 
 static int is_cdp(int rung) { return rung >= RR_CDP_RECURSIVE && rung <= RR_CDP_RECURSIVE2; }
+
+static void red_free(bench_run *run, void *p)
+{
+    red_state *st = p;
+    cupat_sync(run->ctx);
+    cupat_free(run->ctx, st->x);
+    cupat_free(run->ctx, st->y);
+    cupat_free(run->ctx, st->out);
+    cupat_free(run->ctx, st->temp);
+}
 
 /* One table: the chosen rungs in ladder order, then the vendor row. */
 static cupat_status run_table(bench_run *run, red_state *st, const char *title, int full_ladder)
@@ -313,18 +327,19 @@ static cupat_status run_table(bench_run *run, red_state *st, const char *title, 
     return CUPAT_SUCCESS;
 }
 
-static cupat_status one_size(bench_run *run, size_t n)
+/* The reduce tables (dot = 0) or the dot table (dot = 1) at n elements. */
+static cupat_status one_size(bench_run *run, size_t n, int dot)
 {
     red_state st;
     memset(&st, 0, sizeof st);
     st.n = n;
     cupat_ctx *ctx = run->ctx;
     cupat_status s = cupat_malloc(ctx, (void **)&st.x, n * sizeof(float));
-    if (!s) s = cupat_malloc(ctx, (void **)&st.y, n * sizeof(float));
+    if (!s && dot) s = cupat_malloc(ctx, (void **)&st.y, n * sizeof(float));
     if (!s) s = cupat_malloc(ctx, &st.out, 16);
     if (!s) s = bench_fill_f32(run, st.x, n, SEED_X, -1.0f, 2.0f);
-    if (!s) s = bench_fill_f32(run, st.y, n, SEED_Y, -1.0f, 2.0f);
-    if (!s && run->backend == CUPAT_BACKEND_CUDA) {
+    if (!s && dot) s = bench_fill_f32(run, st.y, n, SEED_Y, -1.0f, 2.0f);
+    if (!s && !dot && run->backend == CUPAT_BACKEND_CUDA) {
         /* CUB's temporary storage: the largest of the cases, allocated once */
         static const struct {
             cupat_type t;
@@ -341,12 +356,15 @@ static cupat_status one_size(bench_run *run, size_t n)
         st.temp_bytes = most;
         if (!s) s = cupat_malloc(ctx, &st.temp, most);
     }
-    if (!s) {
-        bench_progress(run, "bench reduce n=%zu: host reference", n);
+    if (!s && dot) {
+        bench_progress(run, "bench dot n=%zu: host reference", n);
         st.dot = 1;
+        st.type = CUPAT_F32;
+        st.op = CUPAT_OP_SUM;
         reference(&st); /* dot terms */
-        double dhi = st.hi, dlo = st.lo, dabs = st.abs;
-        st.dot = 0;
+        s = run_table(run, &st, "f32 dot", 1);
+    } else if (!s) {
+        bench_progress(run, "bench reduce n=%zu: host reference", n);
         reference(&st);
         st.type = CUPAT_F32;
         st.op = CUPAT_OP_SUM;
@@ -364,28 +382,25 @@ static cupat_status one_size(bench_run *run, size_t n)
             st.op = CUPAT_OP_ARGMAX;
             s = run_table(run, &st, "f32 argmax", 0);
         }
-        if (!s) {
-            st.dot = 1;
-            st.op = CUPAT_OP_SUM;
-            st.hi = dhi;
-            st.lo = dlo;
-            st.abs = dabs;
-            s = run_table(run, &st, "f32 dot", 1);
-        }
     }
-    cupat_sync(ctx);
-    cupat_free(ctx, st.x);
-    cupat_free(ctx, st.y);
-    cupat_free(ctx, st.out);
-    cupat_free(ctx, st.temp);
-    return s;
+    return bench_finish(run, s, red_free, &st);
 }
 
 /* 2^24 and 2^28 elements on the GPU (2^28: 1 GiB of f32), 2^24 on the CPU. */
+static cupat_status sizes(bench_run *run, const bench_size *size, int dot)
+{
+    if (size && size->n) return one_size(run, size->n, dot);
+    if (run->backend != CUPAT_BACKEND_CUDA) return one_size(run, (size_t)1 << 24, dot);
+    CUPAT_TRY(one_size(run, (size_t)1 << 24, dot));
+    return one_size(run, (size_t)1 << 28, dot);
+}
+
 cupat_status bench_reduce_cases(bench_run *run, const bench_size *size)
 {
-    if (size && size->n) return one_size(run, size->n);
-    if (run->backend != CUPAT_BACKEND_CUDA) return one_size(run, (size_t)1 << 24);
-    CUPAT_TRY(one_size(run, (size_t)1 << 24));
-    return one_size(run, (size_t)1 << 28);
+    return sizes(run, size, 0);
+}
+
+cupat_status bench_dot_cases(bench_run *run, const bench_size *size)
+{
+    return sizes(run, size, 1);
 }

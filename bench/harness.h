@@ -300,6 +300,29 @@ const bench_pattern *bench_find_pattern(const char *name);
 /* The --quick size of p on run's backend: 0 with *out set, -1 when p has none. */
 int bench_quick_size(const bench_run *run, const bench_pattern *p, bench_size *out);
 
+/* What --n means for a pattern, and the backend memory its largest case at a
+ * given size takes (sizes.c: one line a pattern, as in bench_patterns.c). */
+typedef struct bench_size_model {
+    const char *name;
+    const char *help; /* one line for `cupat bench --help`: what --n means, the defaults */
+    /* Bytes of backend memory; < 0 with a one-line reason in err for a size
+     * the pattern cannot take. */
+    double (*need)(const bench_size *size, char *err, size_t errlen);
+} bench_size_model;
+extern const bench_size_model bench_size_models[];
+extern const size_t bench_nsize_models;
+const bench_size_model *bench_find_size_model(const char *name);
+/* Bytes the backend can still give: free device memory (cudaMemGetInfo) on
+ * CUDA, MemAvailable (else free pages) on the CPU; *what names the figure.
+ * < 0 when unknown. */
+double bench_memory_available(cupat_ctx *ctx, const char **what);
+double bench_host_memory_available(void);
+/* 0 when `pattern` at --n `size` fits in the backend's memory (with a margin
+ * for the harness); else -1 with a one-line reason in err. Before anything
+ * is allocated: a size the machine cannot hold is an argument error. */
+int bench_check_size(cupat_ctx *ctx, const char *pattern, const bench_size *size, char *err,
+                     size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,31 @@
 
 #define CMD "cupat bench"
 
+/* "    gemm        S: an S x S x S ..." wrapped under the options' text column. */
+static void print_wrapped(FILE *f, const char *name, const char *text)
+{
+    const int col = 34, width = 88;
+    fprintf(f, "                      %-11s ", name);
+    int at = col;
+    const char *p = text;
+    while (*p) {
+        const char *sp = strchr(p, ' ');
+        int len = sp ? (int)(sp - p) : (int)strlen(p);
+        if (at > col && at + 1 + len > width) {
+            fprintf(f, "\n%*s", col, "");
+            at = col;
+        } else if (at > col) {
+            fputc(' ', f);
+            at++;
+        }
+        fprintf(f, "%.*s", len, p);
+        at += len;
+        p += len;
+        while (*p == ' ') p++;
+    }
+    fputc('\n', f);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -31,10 +56,18 @@ static void usage(FILE *f)
             "; all runs each of them.\n"
             "\n"
             "Options:\n"
-            "  --variant NAME|all  only rung NAME (default all)\n"
-            "  --n SIZE            problem size: elements for vadd/saxpy, a shape or an\n"
-            "                      element count (square) for matadd (ROWSxCOLS) and the\n"
-            "                      images (WIDTHxHEIGHT); 268435456, 2^28, 256M, 16384x16384\n"
+            "  --variant NAME|all  only rung NAME (default all); a rung of the other\n"
+            "                      backend runs as its form on this one where it has one\n"
+            "                      (compensated <-> openmp_compensated)\n"
+            "  --n SIZE            the problem size, a count (268435456, 2^28, 256M: K, M, G,\n"
+            "                      T are binary) or a shape (16384x16384); per pattern:\n");
+    for (size_t i = 0; i < bench_npatterns; i++) {
+        const bench_size_model *m = bench_find_size_model(bench_patterns[i].name);
+        print_wrapped(f, bench_patterns[i].name, m ? m->help : "(not described)");
+    }
+    fprintf(f,
+            "                      A size whose case does not fit in the backend's memory\n"
+            "                      is refused before anything runs (exit status 2).\n"
             "  --reps N            exactly N timed calls a row (default: adaptive)\n"
             "  --quick             a tour: one small case per pattern, a few calls a row\n"
             "                      (what `make run` shows; --n and --reps still apply)\n"
@@ -49,7 +82,8 @@ static void usage(FILE *f)
             "\n"
             "The environment variable CUPAT_COMMIT overrides the commit in the header.\n"
             "Exit status: 0 all rows checked ok, 1 a row failed or errored (or a file\n"
-            "could not be written), 2 bad arguments.\n");
+            "could not be written), 2 bad arguments, a --n too large for the backend's\n"
+            "memory among them (all checked before the ceilings are measured).\n");
 }
 
 static int is_registered(const char *pattern)
@@ -241,12 +275,34 @@ int cmd_bench(int argc, char **argv)
     if (!ctx) return 1;
     cupat_backend actual = cupat_get_backend(ctx);
     if (rung && rung->backend != actual) {
-        fprintf(stderr, "%s: rung '%s' of %s runs on the %s backend; this run is on %s "
-                        "(try --backend %s)\n",
-                CMD, rung->name, pattern, cupat_backend_name(rung->backend),
-                cupat_backend_name(actual), cupat_backend_name(rung->backend));
-        cupat_destroy(ctx);
-        return 2;
+        /* the same technique's rung on this backend, where there is one */
+        const cupat_variant_info *here = NULL;
+        if (cupat_set_variant(ctx, pattern, rung->name) == CUPAT_SUCCESS &&
+            cupat_get_variant(ctx, pattern, &here) == CUPAT_SUCCESS && here->backend == actual) {
+            cupat_set_variant(ctx, pattern, NULL);
+            fprintf(stderr, "%s: rung '%s' runs on %s; on %s it is '%s'\n", CMD, rung->name,
+                    cupat_backend_name(rung->backend), cupat_backend_name(actual), here->name);
+            rung = here;
+            variant = here->name;
+        } else {
+            fprintf(stderr, "%s: rung '%s' of %s runs on the %s backend; this run is on %s "
+                            "(try --backend %s)\n",
+                    CMD, rung->name, pattern, cupat_backend_name(rung->backend),
+                    cupat_backend_name(actual), cupat_backend_name(rung->backend));
+            cupat_destroy(ctx);
+            return 2;
+        }
+    }
+    /* A --n the backend cannot hold is an argument error: refused before the
+     * ceilings are measured and anything is allocated. */
+    for (size_t i = 0; sizep && i < bench_npatterns; i++) {
+        char err[320];
+        if (!all && &bench_patterns[i] != one) continue;
+        if (bench_check_size(ctx, bench_patterns[i].name, sizep, err, sizeof err)) {
+            fprintf(stderr, "%s: --n %s: %s\n", CMD, nstr, err);
+            cupat_destroy(ctx);
+            return 2;
+        }
     }
     if (sweep && actual != CUPAT_BACKEND_CUDA) {
         fprintf(out, "%s --sweep-blocks needs a GPU (the CUDA backend); nothing to sweep on %s\n",

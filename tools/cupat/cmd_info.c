@@ -5,6 +5,7 @@
 #include "ceilings.h"
 #include "cli.h"
 #include "commands.h"
+#include "harness.h"
 
 #include <cuda_runtime_api.h>
 #include <sched.h>
@@ -382,25 +383,6 @@ static int list_count(const char *list)
     return count;
 }
 
-/* MemAvailable (what can be allocated without swapping), else free pages. */
-static double mem_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    double kb = -1.0;
-    if (f) {
-        while (fgets(line, sizeof line, f))
-            if (strncmp(line, "MemAvailable:", 13) == 0) {
-                kb = strtod(line + 13, NULL);
-                break;
-            }
-        fclose(f);
-    }
-    if (kb >= 0) return kb * 1024.0;
-    long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    return pages > 0 && psz > 0 ? (double)pages * (double)psz : -1.0;
-}
-
 static int info_cpu(cupat_ctx *ctx, int measure)
 {
     char s[4096], b1[32], b2[32];
@@ -425,7 +407,7 @@ static int info_cpu(cupat_ctx *ctx, int measure)
     else
         row("NUMA nodes online", "unknown (no /sys/devices/system/node/online)");
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    double avail = mem_available();
+    double avail = bench_host_memory_available(); /* MemAvailable, else free pages */
     if (pages > 0 && psz > 0 && avail >= 0)
         row("memory", "%s total, %s available", cli_bytes(b1, sizeof b1, (double)pages * psz),
             cli_bytes(b2, sizeof b2, avail));
