@@ -3,7 +3,10 @@
 #               `cupat info` and `cupat bench all --quick` (one small case each)
 #   make test   build everything, then the whole CTest suite with one pass/fail count
 # Also: make bench (the full sweep, `cupat bench all`), make build,
-# make install [PREFIX=/usr/local], make deps, make clean.
+# make install [PREFIX=/usr/local], make deps, make clean; and, for robustness
+# (docs/robustness.md), make fuzz [FUZZ_SECONDS=60] (every file reader under
+# libFuzzer with clang's sanitizers, FUZZ_SECONDS each) and make memcheck (the
+# bad-input tests under valgrind).
 BUILD   ?= build
 PREFIX  ?= /usr/local
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
@@ -12,7 +15,7 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
 CMAKE_FLAGS ?=
 CUPAT   := $(BUILD)/tools/cupat/cupat
 
-.PHONY: all build cli deps run bench test install clean
+.PHONY: all build cli deps run bench test install clean fuzz memcheck
 
 all: build
 
@@ -44,6 +47,13 @@ test: build
 install: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target cupat cupat_static cupat_cli
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) CUDA_HOME=$(CUDA_HOME) scripts/fuzz
+
+memcheck: build
+	scripts/memcheck $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

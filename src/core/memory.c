@@ -96,7 +96,9 @@ cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes)
     /* 256-byte alignment on the host too, so vectorized CPU loops see the same
      * alignment as the device. */
     size_t rounded = (bytes + 255) & ~(size_t)255;
-    if (rounded < bytes || !(*ptr = aligned_alloc(256, rounded)))
+    /* Beyond PTRDIFF_MAX no allocation can succeed: refused without asking
+     * (valgrind calls such sizes to the allocator an error). */
+    if (rounded < bytes || rounded > PTRDIFF_MAX || !(*ptr = aligned_alloc(256, rounded)))
         return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
                            "cupat_malloc: bytes = %zu: host allocation failed", bytes);
     return CUPAT_SUCCESS;
