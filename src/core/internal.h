@@ -22,7 +22,7 @@ typedef struct cupat_pattern_desc {
 } cupat_pattern_desc;
 
 #define CUPAT_MAX_PATTERNS 64
-#define CUPAT_ERRMSG 512
+#define CUPAT_ERRMSG 1024
 
 struct cupat_ctx {
     cupat_backend backend; /* CPU or CUDA, never AUTO */

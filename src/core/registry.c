@@ -114,6 +114,8 @@ static void rungs_of(const cupat_pattern_desc *d, cupat_backend b, char *out, si
     }
 }
 
+static const cupat_variant_info *default_rung(const cupat_pattern_desc *d, cupat_backend b);
+
 cupat_status cupat_set_variant(cupat_ctx *ctx, const char *pattern, const char *variant)
 {
     CUPAT_TRY(cupat__begin(ctx, "cupat_set_variant"));
@@ -129,14 +131,17 @@ cupat_status cupat_set_variant(cupat_ctx *ctx, const char *pattern, const char *
         if (strcmp(v->name, variant) != 0) continue;
         if (v->backend != ctx->backend) v = technique_twin(d, v, ctx->backend);
         if (!v) {
-            char here[256];
+            /* The default first: a long ladder's list may not fit the message. */
+            char here[640];
+            const cupat_variant_info *def = default_rung(d, ctx->backend);
             rungs_of(d, ctx->backend, here, sizeof here);
             return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
                                "cupat_set_variant: rung \"%s\" of \"%s\" runs on the %s "
                                "backend and has no form on this context's %s backend (its "
-                               "rungs: %s)",
+                               "default: %s; its rungs: %s)",
                                variant, pattern, cupat_backend_name(d->variants[i].backend),
-                               cupat_backend_name(ctx->backend), here[0] ? here : "none");
+                               cupat_backend_name(ctx->backend), def ? def->name : "none",
+                               here[0] ? here : "none");
         }
         ctx->pinned[p] = v;
         return CUPAT_SUCCESS;

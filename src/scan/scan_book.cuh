@@ -108,12 +108,22 @@ namespace cupat_scanbook_dev {
 
 using namespace cupat_scan_dev;
 
+// An element as the scan sees it: identity op v. For float min/max that
+// makes a NaN the canonical quiet NaN even where v is never combined with
+// anything (y[0] of an inclusive scan), as every other rung and the CPU
+// give; for everything else it is v itself, so it is skipped.
+template <class S> __device__ __forceinline__ typename S::Acc lift(typename S::Acc v)
+{
+    if constexpr (S::CANON) return S::comb(S::identity(), v);
+    else return v;
+}
+
 // Element i of x as an accumulator, the identity past the end (the padding
 // of a partial tile: combining with it is exact).
 template <class S, typename T>
 __device__ __forceinline__ typename S::Acc ld_elem(const T *x, size_t n, size_t i)
 {
-    return i < n ? (typename S::Acc)x[i] : S::identity();
+    return i < n ? lift<S>((typename S::Acc)x[i]) : S::identity();
 }
 
 // An output from its optional parts: the carry (everything before the

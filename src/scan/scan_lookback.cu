@@ -266,8 +266,13 @@ __device__ __forceinline__ unsigned head_at(int heads, const uint8_t *flags, con
     }
 }
 
+constexpr int SEG_BLOCK = 128, SEG_NV = 4;
+// Resident blocks an SM: 8 for 4-byte values, 4 for 8-byte ones (their
+// (value, head) pairs need the registers; fewer would spill).
+template <typename A> constexpr int seg_minb() { return sizeof(A) == 4 ? 8 : 4; }
+
 template <typename T, int OP>
-__global__ void __launch_bounds__(DC_BLOCK)
+__global__ void __launch_bounds__(SEG_BLOCK, seg_minb<typename ScanOp<T, OP>::Acc>())
     k_segscan(const T *x, T *y, size_t n, int exclusive, int heads, const uint8_t *flags, const void *keys,
               LookbackState<Seg<typename ScanOp<T, OP>::Acc>> st)
 {
@@ -275,11 +280,11 @@ __global__ void __launch_bounds__(DC_BLOCK)
     typedef typename O::Acc A;
     typedef Seg<A> S;
     // The value vectors set the shape: V elements of A per 16 bytes.
-    constexpr int V = Shape<A>::V;
-    constexpr int WARP_ITEMS = Shape<A>::WARP_ITEMS, TILE = Shape<A>::TILE;
+    constexpr int V = Shape<A, SEG_BLOCK, SEG_NV>::V;
+    constexpr int WARP_ITEMS = Shape<A, SEG_BLOCK, SEG_NV>::WARP_ITEMS, TILE = Shape<A, SEG_BLOCK, SEG_NV>::TILE;
     SegOp<typename O::F> op;
     const S id = {O::identity(), 0u};
-    const unsigned tile = next_tile(st.counter);
+    const unsigned tile = tile_of_block<false>(st.counter);
     const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
     const size_t wbase = (size_t)tile * TILE + (size_t)w * WARP_ITEMS;
     const A *xa = (const A *)x;
@@ -288,11 +293,11 @@ __global__ void __launch_bounds__(DC_BLOCK)
     // Each thread's data vectors are scanned serially here (the head bits
     // kept in `hm`); tile_scan then gets one row per vector holding only the
     // vector's total, and returns what comes before each vector.
-    constexpr int SV = Shape<S>::V;
-    S s[DC_NV][V];
+    constexpr int SV = Shape<S, SEG_BLOCK, SEG_NV>::V;
+    S s[SEG_NV][V];
     unsigned hm = 0;
 #pragma unroll
-    for (int j = 0; j < DC_NV; j++)
+    for (int j = 0; j < SEG_NV; j++)
 #pragma unroll
         for (int k = 0; k < V; k++) {
             size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
@@ -304,18 +309,18 @@ __global__ void __launch_bounds__(DC_BLOCK)
             }
             s[j][k] = k == 0 ? e : op(s[j][k - 1], e); // inclusive within the vector
         }
-    S tot[DC_NV][SV];
+    S tot[SEG_NV][SV];
 #pragma unroll
-    for (int j = 0; j < DC_NV; j++) {
+    for (int j = 0; j < SEG_NV; j++) {
 #pragma unroll
         for (int k = 0; k < SV - 1; k++) tot[j][k] = id;
         tot[j][SV - 1] = s[j][V - 1];
     }
-    S pre[DC_NV];
-    tile_scan<O::FLOAT_SUM>(tot, pre, id, op, SegHead(), st, tile);
+    S pre[SEG_NV];
+    tile_scan<O::FLOAT_SUM, SEG_BLOCK, SEG_NV>(tot, pre, id, op, SegHead(), st, tile);
 
 #pragma unroll
-    for (int j = 0; j < DC_NV; j++)
+    for (int j = 0; j < SEG_NV; j++)
 #pragma unroll
         for (int k = 0; k < V; k++) {
             size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
@@ -381,7 +386,7 @@ cupat_status scan_decoupled(cupat_ctx *ctx, const scan_req *r)
         unsigned tiles = tiles_of(r->n, TILE);
         LookbackState<A> st;
         CUPAT_TRY(state(ctx, tiles, st));
-        k_decoupled<T, OP, SCAN_BLOCK, SCAN_NV, false, SCAN_MINB>
+        k_decoupled<T, OP, SCAN_BLOCK, SCAN_NV, false, sizeof(A) == 4 ? SCAN_MINB : 6>
             <<<tiles, SCAN_BLOCK, 0, ctx->stream>>>((const T *)r->x, (T *)r->y, r->n, r->exclusive, vec, st);
         return cupat__launched(ctx, "k_decoupled");
     });
@@ -412,12 +417,12 @@ cupat_status segscan_decoupled(cupat_ctx *ctx, const scan_req *r)
         typedef typename decltype(tt)::type T;
         constexpr int OP = decltype(oo)::value;
         typedef typename ScanOp<T, OP>::Acc A;
-        constexpr int TILE = Shape<A>::TILE;
+        constexpr int TILE = Shape<A, SEG_BLOCK, SEG_NV>::TILE;
         CUPAT_TRY(too_big(ctx, r->fn, r->n, TILE));
         unsigned tiles = tiles_of(r->n, TILE);
         LookbackState<Seg<A>> st;
         CUPAT_TRY(state(ctx, tiles, st));
-        k_segscan<T, OP><<<tiles, DC_BLOCK, 0, ctx->stream>>>((const T *)r->x, (T *)r->y, r->n, r->exclusive,
+        k_segscan<T, OP><<<tiles, SEG_BLOCK, 0, ctx->stream>>>((const T *)r->x, (T *)r->y, r->n, r->exclusive,
                                                               heads, r->flags, r->keys, st);
         return cupat__launched(ctx, "k_segscan");
     });
@@ -471,7 +476,7 @@ size_t cupat__segscan_depth(const cupat_ctx *ctx, int rung, cupat_type t, size_t
     if (n <= 1) return 0;
     (void)ctx;
     if (rung != SG_DECOUPLED) return n; /* CPU rungs: serial within segments */
-    return lookback_depth(n, cupat_type_size(t), cupat_scan_dev::DC_BLOCK, cupat_scan_dev::DC_NV);
+    return lookback_depth(n, cupat_type_size(t), cupat_scan_dev::SEG_BLOCK, cupat_scan_dev::SEG_NV);
 }
 
 } // extern "C"

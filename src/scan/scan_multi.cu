@@ -55,7 +55,7 @@ template <typename T, int OP> struct Tile {
             T v[V];
             memcpy(v, &u, 16);
 #pragma unroll
-            for (int q = 0; q < V; q++) a[q] = (Acc)v[q];
+            for (int q = 0; q < V; q++) a[q] = lift<S>((Acc)v[q]);
         } else {
 #pragma unroll
             for (int q = 0; q < V; q++) a[q] = ld_elem<S>(x, n, i + q);

@@ -23,6 +23,8 @@ template <typename T, int OP> struct ScanOp {
     typedef cupat_red::Red<T, OP> R;
     typedef typename R::Acc Acc;
     static constexpr bool FLOAT_SUM = std::is_floating_point<T>::value && OP == OP_SUM;
+    // Float min/max: a lone NaN must still come out as the canonical NaN.
+    static constexpr bool CANON = std::is_floating_point<T>::value && OP != OP_SUM;
     __device__ __forceinline__ static Acc identity() { return R::identity(); }
     __device__ __forceinline__ static Acc comb(Acc a, Acc b) { return R::comb(a, b); }
     // What an exclusive scan writes at y[0]: the identity, except that an empty

@@ -18,8 +18,7 @@
 namespace cupat_scan_dev {
 
 constexpr int SE_BLOCK = 256;
-constexpr int SE_NV = DC_NV; // select's tiles have the scan's shape
-static_assert(SE_BLOCK == DC_BLOCK, "tile_scan's block");
+
 typedef unsigned long long u64;
 
 // What decides whether element i stays.
@@ -77,29 +76,37 @@ template <typename T> __global__ void __launch_bounds__(SE_BLOCK) k_count(const 
 }
 
 // --------------------------------------------------------- k_decoupled --
-template <typename T>
-__global__ void __launch_bounds__(SE_BLOCK) k_select(const T *x, T *y, size_t n, Keep kp, int vec, const u64 *kept_total,
-                                                     u64 *count, LookbackState<u64> st)
-{
-    constexpr int V = 16 / sizeof(T);
-    constexpr int NW = SE_BLOCK / 32, WARP_ITEMS = 32 * SE_NV * V, TILE = NW * WARP_ITEMS;
-    typedef typename Bits<T>::type U;
-    const unsigned tile = next_tile(st.counter);
-    const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
-    const size_t wbase = (size_t)tile * TILE + (size_t)w * WARP_ITEMS;
-    const bool fast = vec && (size_t)tile * TILE + TILE <= n;
+// Kept elements go to shared memory at their rank in the tile first (and,
+// for partition, the others after them), then out in contiguous runs:
+// coalesced stores instead of one scattered store per element.
+constexpr int SEL_BLOCK = 128, SEL_NV = 4, SEL_MINB = 8;
 
-    T a[SE_NV][V];
+template <typename T>
+__global__ void __launch_bounds__(SEL_BLOCK, SEL_MINB)
+    k_select(const T *x, T *y, size_t n, Keep kp, int vec, const u64 *kept_total, u64 *count, LookbackState<u64> st)
+{
+    constexpr int V = 16 / sizeof(T), NV = SEL_NV;
+    constexpr int NW = SEL_BLOCK / 32, WARP_ITEMS = 32 * NV * V, TILE = NW * WARP_ITEMS;
+    typedef typename Bits<T>::type U;
+    __shared__ U buf[TILE];
+    __shared__ u64 tile_pre, tile_kept;
+    const unsigned tile = tile_of_block<false>(st.counter);
+    const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+    const size_t tbase = (size_t)tile * TILE;
+    const size_t wbase = tbase + (size_t)w * WARP_ITEMS;
+    const bool fast = vec && tbase + TILE <= n;
+
+    T a[NV][V];
     if (fast) {
         const uint4 *xv = (const uint4 *)(x + wbase);
 #pragma unroll
-        for (int j = 0; j < SE_NV; j++) {
+        for (int j = 0; j < NV; j++) {
             uint4 q = xv[j * 32 + lane];
             memcpy(a[j], &q, 16);
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < SE_NV; j++)
+        for (int j = 0; j < NV; j++)
 #pragma unroll
             for (int k = 0; k < V; k++) {
                 size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
@@ -108,7 +115,7 @@ __global__ void __launch_bounds__(SE_BLOCK) k_select(const T *x, T *y, size_t n,
     }
     unsigned km = 0; // keep bits, bit j * V + k
 #pragma unroll
-    for (int j = 0; j < SE_NV; j++)
+    for (int j = 0; j < NV; j++)
 #pragma unroll
         for (int k = 0; k < V; k++) {
             size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
@@ -116,35 +123,39 @@ __global__ void __launch_bounds__(SE_BLOCK) k_select(const T *x, T *y, size_t n,
         }
     // Counts per vector through the scan machinery (u64 rows of 2: the count
     // in the last slot).
-    u64 rows[SE_NV][2], pre[SE_NV];
+    u64 rows[NV][2], pre[NV], row_count[NV];
 #pragma unroll
-    for (int j = 0; j < SE_NV; j++) {
+    for (int j = 0; j < NV; j++) {
         rows[j][0] = 0;
-        rows[j][1] = (u64)__popc((km >> (j * V)) & ((1u << V) - 1u));
+        rows[j][1] = row_count[j] = (u64)__popc((km >> (j * V)) & ((1u << V) - 1u));
     }
-    const u64 row_count[SE_NV] = {rows[0][1], rows[1][1], rows[2][1], rows[3][1]};
-    tile_scan<false>(rows, pre, (u64)0, cupat_dev::OpSum(), NoHead(), st, tile);
-
-    const u64 K = kp.mode == 1 ? *kept_total : 0;
+    tile_scan<false, SEL_BLOCK, NV>(rows, pre, (u64)0, cupat_dev::OpSum(), NoHead(), st, tile);
+    if (threadIdx.x == 0) tile_pre = pre[0];
+    if (threadIdx.x == SEL_BLOCK - 1) tile_kept = pre[NV - 1] + row_count[NV - 1];
+    __syncthreads();
+    const u64 P = tile_pre, c = tile_kept - P; // kept before the tile, kept in it
+    const size_t m = n - tbase < (size_t)TILE ? n - tbase : (size_t)TILE; // elements in the tile
 #pragma unroll
-    for (int j = 0; j < SE_NV; j++) {
-        u64 r = pre[j];
+    for (int j = 0; j < NV; j++) {
+        unsigned r = (unsigned)(pre[j] - P);
 #pragma unroll
         for (int k = 0; k < V; k++) {
-            size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
-            if (i >= n) break;
+            const unsigned li = (w * 32 * NV + j * 32 + lane) * V + k; // position in the tile
+            if (li >= m) break;
             U bits;
             memcpy(&bits, &a[j][k], sizeof(T));
-            if (km >> (j * V + k) & 1u) {
-                ((U *)y)[r] = bits;
-                r++;
-            } else if (kp.mode == 1) {
-                ((U *)y)[K + (i - r)] = bits;
-            }
+            if (km >> (j * V + k) & 1u) buf[r++] = bits;
+            else if (kp.mode == 1) buf[c + (li - r)] = bits;
         }
     }
-    // The thread holding the tile's last vector knows the running total.
-    if (tile == gridDim.x - 1 && w == NW - 1 && lane == 31) *count = pre[SE_NV - 1] + row_count[SE_NV - 1];
+    __syncthreads();
+    U *yu = (U *)y;
+    for (unsigned i = threadIdx.x; i < c; i += SEL_BLOCK) yu[P + i] = buf[i];
+    if (kp.mode == 1) { // the others: after all K kept ones, in order
+        const u64 K = *kept_total, q0 = K + (tbase - P);
+        for (unsigned i = (unsigned)c + threadIdx.x; i < m; i += SEL_BLOCK) yu[q0 + (i - c)] = buf[i];
+    }
+    if (tile == gridDim.x - 1 && threadIdx.x == 0) *count = tile_kept;
 }
 
 // ---------------------------------------------------------- scan_scatter --
@@ -187,7 +198,7 @@ static unsigned grid_for(cupat_ctx *ctx, size_t n)
 
 template <typename T> static cupat_status run_select(cupat_ctx *ctx, const select_req *r)
 {
-    constexpr int TILE = SE_BLOCK / 32 * 32 * SE_NV * (16 / sizeof(T));
+    constexpr int TILE = SEL_BLOCK / 32 * 32 * SEL_NV * (16 / sizeof(T));
     const T *x = (const T *)r->x;
     T *y = (T *)r->y;
     const size_t n = r->n;
@@ -229,7 +240,7 @@ template <typename T> static cupat_status run_select(cupat_ctx *ctx, const selec
         CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(b, 0, body, ctx->stream));
         LookbackState<u64> st = LookbackState<u64>::carve(b);
         int vec = ((uintptr_t)x & 15) == 0;
-        k_select<T><<<(unsigned)tiles, SE_BLOCK, 0, ctx->stream>>>(x, y, n, kp, vec, hdr, count, st);
+        k_select<T><<<(unsigned)tiles, SEL_BLOCK, 0, ctx->stream>>>(x, y, n, kp, vec, hdr, count, st);
         CUPAT_TRY(cupat__launched(ctx, "k_select"));
     }
     if (r->count_host) {
