@@ -430,6 +430,7 @@ static void bad_inputs(cupat_ctx *ctx)
 {
     void *p = NULL;
     CHECK_OK(ctx, cupat_malloc(ctx, &p, 64 * 64 * sizeof(float)));
+    CHECK_OK(ctx, cupat_memset(ctx, p, 0, 64 * 64 * sizeof(float))); /* accepted calls read it */
     float *d = p;
     const cupat_trans N = CUPAT_TRANS_N, T = CUPAT_TRANS_T;
     CHECK_FAILS(NULL, CUPAT_ERROR_NULL_POINTER, "ctx",
