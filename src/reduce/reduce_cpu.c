@@ -17,21 +17,7 @@
 
 enum { OPC_SUMC = 5 };
 
-static const float QNAN_F = (float)NAN;
-static const double QNAN_D = NAN;
-
-static inline int32_t okey_f(float v)
-{
-    int32_t b;
-    memcpy(&b, &v, 4);
-    return b ^ (int32_t)((uint32_t)(b >> 31) & 0x7fffffffu);
-}
-static inline int64_t okey_d(double v)
-{
-    int64_t b;
-    memcpy(&b, &v, 8);
-    return b ^ (int64_t)((uint64_t)(b >> 63) & 0x7fffffffffffffffull);
-}
+#include "float_order.h"
 
 /* TwoSum: s + e == a + b exactly (-ffp-contract=off keeps it exact). */
 #define TWO_SUM(T, a, b, s, e)                                                           \

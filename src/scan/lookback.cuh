@@ -266,6 +266,74 @@ __device__ __forceinline__ void tile_scan(A (&a)[NV][16 / sizeof(A) > 0 ? 16 / s
     for (int j = 0; j < NV; j++) pre[j] = op(p, pre[j]);
 }
 
+
+// ------------------------------------------------- warp-striped tile I/O --
+// A warp's NV x V elements: vector (j, lane) is at position j * 32 + lane of
+// the warp's run starting at element wbase. `fast` (a whole tile, 16-byte
+// aligned): one 16-byte access a vector, 512 contiguous bytes a warp
+// instruction; otherwise element by element, `pad` past n (loads) and
+// nothing written past n (stores).
+template <int NV, int V, typename A>
+__device__ __forceinline__ void load_striped(A (&a)[NV][V], const A *x, size_t wbase, size_t n, bool fast, A pad)
+{
+    const unsigned lane = cupat_dev::lane_id();
+    if (fast) {
+        const uint4 *xv = (const uint4 *)(x + wbase);
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            uint4 q = xv[j * 32 + lane];
+            memcpy(a[j], &q, 16);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                a[j][k] = i < n ? x[i] : pad;
+            }
+    }
+}
+template <int NV, int V, typename A>
+__device__ __forceinline__ void store_striped(const A (&o)[NV][V], A *y, size_t wbase, size_t n, bool fast)
+{
+    const unsigned lane = cupat_dev::lane_id();
+    if (fast) {
+        uint4 *yv = (uint4 *)(y + wbase);
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            uint4 q;
+            memcpy(&q, o[j], 16);
+            yv[j * 32 + lane] = q;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                if (i < n) y[i] = o[j][k];
+            }
+    }
+}
+// The outputs of a plain scan from tile_scan's results: inclusive
+// op(pre[j], a[j][k]); exclusive op(pre[j], a[j][k - 1]), pre[j] for k = 0.
+template <int NV, int V, class Op, typename A>
+__device__ __forceinline__ void scan_outputs(A (&o)[NV][V], const A (&a)[NV][V], const A (&pre)[NV], bool exclusive, Op op)
+{
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+        if (exclusive) {
+            o[j][0] = pre[j];
+#pragma unroll
+            for (int k = 1; k < V; k++) o[j][k] = op(pre[j], a[j][k - 1]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < V; k++) o[j][k] = op(pre[j], a[j][k]);
+        }
+    }
+}
+
 // scan_lookback.cu: the default scan as an exclusive u64 sum over caller
 // scratch of exclusive_sum_u64_state_bytes(n) bytes (16-byte aligned).
 size_t exclusive_sum_u64_state_bytes(size_t n);
