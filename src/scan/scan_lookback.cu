@@ -76,13 +76,55 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, siz
     A *ya = (A *)y;
 
     A a[NV][V];
-    load_striped(a, xa, wbase, n, fast, id);
+    if (fast) {
+        const uint4 *xv = (const uint4 *)(xa + wbase);
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            uint4 q = xv[j * 32 + lane];
+            memcpy(a[j], &q, 16);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                a[j][k] = i < n ? xa[i] : id;
+            }
+    }
     A pre[NV];
     tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
+
     A out[NV][V];
-    scan_outputs(out, a, pre, exclusive, op);
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+        if (exclusive) {
+            out[j][0] = pre[j];
+#pragma unroll
+            for (int k = 1; k < V; k++) out[j][k] = op(pre[j], a[j][k - 1]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < V; k++) out[j][k] = op(pre[j], a[j][k]);
+        }
+    }
     if (exclusive && tile == 0 && w == 0 && lane == 0) out[0][0] = O::first();
-    store_striped(out, ya, wbase, n, fast);
+    if (fast) {
+        uint4 *yv = (uint4 *)(ya + wbase);
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            uint4 q;
+            memcpy(&q, out[j], 16);
+            yv[j * 32 + lane] = q;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                if (i < n) ya[i] = out[j][k];
+            }
+    }
 }
 
 // ---------------------------------------------- persistent, TMA bulk loads --
@@ -160,7 +202,13 @@ __global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_
                 memcpy(a[j], &q, 16);
             }
         } else {
-            load_striped(a, xa, wbase, n, false, id);
+#pragma unroll
+            for (int j = 0; j < NV; j++)
+#pragma unroll
+                for (int k = 0; k < V; k++) {
+                    size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                    a[j][k] = i < n ? xa[i] : id;
+                }
         }
         __syncthreads(); // every thread has its values out of stage s
         if (threadIdx.x == 0) {
@@ -173,9 +221,35 @@ __global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_
         A pre[NV];
         tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
         A out[NV][V];
-        scan_outputs(out, a, pre, exclusive, op);
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            if (exclusive) {
+                out[j][0] = pre[j];
+#pragma unroll
+                for (int k = 1; k < V; k++) out[j][k] = op(pre[j], a[j][k - 1]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < V; k++) out[j][k] = op(pre[j], a[j][k]);
+            }
+        }
         if (exclusive && tile == 0 && w == 0 && lane == 0) out[0][0] = O::first();
-        store_striped(out, ya, wbase, n, full);
+        if (full) {
+            uint4 *yv = (uint4 *)(ya + wbase);
+#pragma unroll
+            for (int j = 0; j < NV; j++) {
+                uint4 q;
+                memcpy(&q, out[j], 16);
+                yv[j * 32 + lane] = q;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < NV; j++)
+#pragma unroll
+                for (int k = 0; k < V; k++) {
+                    size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                    if (i < n) ya[i] = out[j][k];
+                }
+        }
     }
 }
 

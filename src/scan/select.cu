@@ -97,7 +97,22 @@ __global__ void __launch_bounds__(SEL_BLOCK, SEL_MINB)
     const bool fast = vec && tbase + TILE <= n;
 
     T a[NV][V];
-    load_striped(a, x, wbase, n, fast, T(0));
+    if (fast) {
+        const uint4 *xv = (const uint4 *)(x + wbase);
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            uint4 q = xv[j * 32 + lane];
+            memcpy(a[j], &q, 16);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                a[j][k] = i < n ? x[i] : T(0);
+            }
+    }
     unsigned km = 0; // keep bits, bit j * V + k
 #pragma unroll
     for (int j = 0; j < NV; j++)
