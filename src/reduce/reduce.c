@@ -138,46 +138,6 @@ _Static_assert(sizeof dot_rungs / sizeof dot_rungs[0] == DR_COUNT, "dot ladder")
 const cupat_pattern_desc cupat__pattern_reduce = {"reduce", reduce_rungs, RR_COUNT};
 const cupat_pattern_desc cupat__pattern_dot = {"dot", dot_rungs, DR_COUNT};
 
-/* --------------------------------------------------------- types / ops -- */
-
-size_t cupat_type_size(cupat_type t)
-{
-    switch (t) {
-    case CUPAT_F32:
-    case CUPAT_I32:
-    case CUPAT_U32: return 4;
-    case CUPAT_F64:
-    case CUPAT_I64:
-    case CUPAT_U64: return 8;
-    }
-    return 0;
-}
-
-const char *cupat_type_name(cupat_type t)
-{
-    switch (t) {
-    case CUPAT_F32: return "f32";
-    case CUPAT_F64: return "f64";
-    case CUPAT_I32: return "i32";
-    case CUPAT_U32: return "u32";
-    case CUPAT_I64: return "i64";
-    case CUPAT_U64: return "u64";
-    }
-    return "unknown";
-}
-
-const char *cupat_op_name(cupat_op op)
-{
-    switch (op) {
-    case CUPAT_OP_SUM: return "sum";
-    case CUPAT_OP_MIN: return "min";
-    case CUPAT_OP_MAX: return "max";
-    case CUPAT_OP_ARGMIN: return "argmin";
-    case CUPAT_OP_ARGMAX: return "argmax";
-    }
-    return "unknown";
-}
-
 static int is_arg(cupat_op op) { return op == CUPAT_OP_ARGMIN || op == CUPAT_OP_ARGMAX; }
 
 size_t cupat__reduce_result_bytes(cupat_type t, cupat_op op)
