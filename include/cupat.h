@@ -429,6 +429,65 @@ cupat_status cupat_partition(cupat_ctx *ctx, cupat_type type, size_t n, const vo
 cupat_status cupat_unique(cupat_ctx *ctx, cupat_type type, size_t n, const void *x, void *y,
                           uint64_t *count);
 
+/* ---------------------------------------------------------- histogram -- */
+/* Histograms (pattern "histogram", PMPP ch. 9). Sample types: */
+typedef enum cupat_hist_sample {
+    CUPAT_HIST_U8 = 0,  /* uint8_t  */
+    CUPAT_HIST_U16 = 1, /* uint16_t */
+    CUPAT_HIST_I32 = 2, /* int32_t  */
+    CUPAT_HIST_F32 = 3  /* float    */
+} cupat_hist_sample;
+/* Flags: overwrite `counts` (0) or add to what it holds. */
+#define CUPAT_HIST_OVERWRITE 0u
+#define CUPAT_HIST_ACCUMULATE 1u
+/* Most bins of one histogram (per channel). */
+#define CUPAT_HIST_MAX_BINS ((size_t)1 << 20)
+
+/* counts[b] (+)= the number of the n samples x[i] that fall in bin b, b <
+ * bins (1 .. CUPAT_HIST_MAX_BINS). count_type is CUPAT_U32 (counts wrap
+ * modulo 2^32: use CUPAT_U64 beyond 2^32 - 1 samples a bin) or CUPAT_U64
+ * (exact). A sample outside [lower, upper), and a NaN, is not counted.
+ *
+ * The bin of a sample, exactly (every backend and rung gives the same
+ * counts, bit for bit):
+ *   u8, u16, i32: lower and upper must be integers (|v| <= 2^40) with lower
+ *     < upper; with d = x - lower and R = upper - lower, a sample with
+ *     0 <= d < R goes to bin floor(d * bins / R), computed in exact
+ *     integer arithmetic (so bins of equal width when R is a multiple of
+ *     bins; otherwise widths differ by at most one value).
+ *   f32: lo = (float)lower and hi = (float)upper (round to nearest; both
+ *     finite, lo < hi, hi - lo finite in float), and scale = (float)bins /
+ *     (hi - lo), one f32 division. A sample with lo <= x < hi goes to bin
+ *     min((uint32_t)((x - lo) * scale), bins - 1), the subtraction and the
+ *     product each rounded to nearest f32 (never fused into an FMA). So a
+ *     sample exactly on an interior edge lo + k (hi - lo) / bins lands in
+ *     the bin this formula gives, which is bin k when the product is exact.
+ * x: n samples (backend memory, aligned to the sample size; any start);
+ * counts: bins elements of count_type (backend memory, aligned), sharing no
+ * byte with x. Stream-ordered. n may exceed 2^32. */
+cupat_status cupat_histogram_even(cupat_ctx *ctx, cupat_hist_sample sample, size_t n,
+                                  const void *x, size_t bins, double lower, double upper,
+                                  cupat_type count_type, void *counts, unsigned flags);
+
+/* The same with given bin boundaries: `boundaries` holds bins + 1
+ * non-decreasing doubles (host memory, read before the call returns; no
+ * NaN; +-inf allowed), and sample x goes to bin b when boundaries[b] <= x <
+ * boundaries[b + 1], compared exactly as real numbers (found by binary
+ * search); below boundaries[0], at or above boundaries[bins], or NaN: not
+ * counted. */
+cupat_status cupat_histogram_range(cupat_ctx *ctx, cupat_hist_sample sample, size_t n,
+                                   const void *x, size_t bins, const double *boundaries,
+                                   cupat_type count_type, void *counts, unsigned flags);
+
+/* Multi-channel 8-bit images in one pass: `pixels` pixels of `channels`
+ * (1..4) interleaved bytes (RGB: 3, RGBA: 4); counts holds one histogram per
+ * channel, channel c at counts[c * bins .. c * bins + bins), each with
+ * cupat_histogram_even's integer rule over [lower, upper). */
+cupat_status cupat_histogram_channels(cupat_ctx *ctx, int channels, size_t pixels,
+                                      const uint8_t *x, size_t bins, double lower,
+                                      double upper, cupat_type count_type, void *counts,
+                                      unsigned flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -312,6 +312,20 @@ CUPAT_REDUX_(min_i32, int, min)
 CUPAT_REDUX_(max_i32, int, max)
 #undef CUPAT_REDUX_
 
+// ---------------------------------------------------- aggregated updates --
+// Warp-aggregated update (match_any, then a group reduce): the lanes of
+// `mask` holding the same key (bits) form a group; every lane gets its
+// group's sum of v (modulo 2^32), and `leader` is set in the group's lowest
+// lane, which alone makes the update: one atomic per distinct key instead of
+// one per lane (histograms, counters). Every lane of mask calls.
+template <typename K>
+__device__ __forceinline__ unsigned warp_aggregate_add(K key, unsigned v, bool &leader, unsigned mask = FULL_MASK)
+{
+    const unsigned g = warp_match_any(key, mask);
+    leader = (g & lanemask_lt()) == 0;
+    return warp_reduce_add_u32(v, g);
+}
+
 // ------------------------------------------------------------ block level --
 // 1D blocks of BLOCK threads (a multiple of 32, <= 1024), every thread calls.
 // Each function has its own static __shared__ array per instantiation and

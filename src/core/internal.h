@@ -109,6 +109,9 @@ cupat_status cupat__scratch(cupat_ctx *ctx, size_t bytes, void **ptr);
 /* The rung that runs for `pattern` on ctx (pinned, else the backend's default). */
 cupat_status cupat__select(cupat_ctx *ctx, const char *pattern,
                            const cupat_variant_info **v);
+/* Whether ctx pins a rung of `pattern` (cupat_set_variant): a default rung
+ * that dispatches by size (histogram's vec16) keeps to itself when pinned. */
+int cupat__pinned(const cupat_ctx *ctx, const char *pattern);
 /* Position of rung v in its pattern's ladder (what launchers switch on). */
 int cupat__rung_index(const cupat_variant_info *v);
 

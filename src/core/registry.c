@@ -18,6 +18,7 @@ extern const cupat_pattern_desc cupat__pattern_gemv;
 extern const cupat_pattern_desc cupat__pattern_scan;
 extern const cupat_pattern_desc cupat__pattern_segscan;
 extern const cupat_pattern_desc cupat__pattern_select;
+extern const cupat_pattern_desc cupat__pattern_histogram;
 
 static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_vadd, &cupat__pattern_saxpy, &cupat__pattern_matadd,
@@ -26,6 +27,7 @@ static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_transpose, &cupat__pattern_stencil1d,
     &cupat__pattern_gemm, &cupat__pattern_gemv,
     &cupat__pattern_scan, &cupat__pattern_segscan, &cupat__pattern_select,
+    &cupat__pattern_histogram,
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(NPATTERNS <= CUPAT_MAX_PATTERNS, "raise CUPAT_MAX_PATTERNS");
@@ -202,4 +204,10 @@ int cupat__rung_index(const cupat_variant_info *v)
 {
     int p = find_pattern(v->pattern);
     return p < 0 ? -1 : (int)(v - patterns[p]->variants);
+}
+
+int cupat__pinned(const cupat_ctx *ctx, const char *pattern)
+{
+    int p = find_pattern(pattern);
+    return p >= 0 && ctx->pinned[p] != NULL;
 }
