@@ -421,6 +421,7 @@ typedef struct {
     const char *what;
     int xo, yo, in_place;
     int poison_byte; /* 0: 0xFF for floats not expecting NaN, else 0x5A */
+    int ko;          /* flags / keys start ko elements past an aligned allocation */
 } runopt;
 
 static void run_rungs(const scase *c, size_t n, const void *hx, const runopt *o)
@@ -437,16 +438,17 @@ static void run_rungs(const scase *c, size_t n, const void *hx, const runopt *o)
     void *hy = hpool(0, n * es);
     void *df = NULL, *dk = NULL;
     size_t ks = c->seg == 2 ? cupat_type_size(c->kt) : 0;
-    if (c->seg == 1) put(df = pool(2, n), c->flags, n);
-    if (c->seg == 2) put(dk = pool(3, n * ks), c->keys, n * ks);
+    size_t ko = (size_t)o->ko;
+    if (c->seg == 1) put(df = (char *)pool(2, n + ko) + ko, c->flags, n);
+    if (c->seg == 2) put(dk = (char *)pool(3, (n + ko) * ks) + ko * ks, c->keys, n * ks);
     int pb = o->poison_byte ? o->poison_byte : is_float(c->t) ? 0xFF : 0x5A;
     if (!o->in_place) put(dx + xo * es, hx, n * es);
     for (size_t k = 0; k < nr; k++) {
         const cupat_variant_info *v = &list[idx[k]];
         char tag[256];
-        snprintf(tag, sizeof tag, "%s %s %s %s %s%s n=%zu xo=%d yo=%d%s", o->what, pattern,
+        snprintf(tag, sizeof tag, "%s %s %s %s %s%s n=%zu xo=%d yo=%d ko=%d%s", o->what, pattern,
                  cupat_type_name(c->t), cupat_op_name(c->op), c->excl ? "exclusive" : "inclusive",
-                 c->seg == 2 ? fmt(" keys %s", cupat_type_name(c->kt)) : "", n, o->xo, o->yo,
+                 c->seg == 2 ? fmt(" keys %s", cupat_type_name(c->kt)) : "", n, o->xo, o->yo, o->ko,
                  o->in_place ? " in place" : "");
         CHECK_OK(ctx, cupat_set_variant(ctx, pattern, v->name));
         if (o->in_place) put(dx + xo * es, hx, n * es);
@@ -510,7 +512,7 @@ static void test_sweep(void)
             for (int oi = 0; oi < NOPS; oi++)
                 for (int ex = 0; ex < 2; ex++) {
                     scase c = {t, ops[oi], ex, 0, NULL, NULL, CUPAT_U32};
-                    runopt o = {"sweep", 0, 0, 0, 0};
+                    runopt o = {"sweep", 0, 0, 0, 0, 0};
                     run_rungs(&c, n, h, &o);
                 }
             free(h);
@@ -532,7 +534,7 @@ static void test_l2(void)
         gen(ts[q], h, n);
         for (int ex = 0; ex < 2; ex++) {
             scase c = {ts[q], os[q], ex, 0, NULL, NULL, CUPAT_U32};
-            runopt o = {"l2", 0, 0, 0, 0};
+            runopt o = {"l2", 0, 0, 0, 0, 0};
             run_rungs(&c, n, h, &o);
         }
         free(h);
@@ -560,7 +562,7 @@ static void test_misaligned(void)
                     if (si == 1 && q != k % 4) continue;
                     scase c = {t, q & 1 ? CUPAT_OP_MIN : CUPAT_OP_SUM, q >> 1, 0, NULL, NULL,
                                CUPAT_U32};
-                    runopt o = {"misaligned", of[0], of[1], 0, 0};
+                    runopt o = {"misaligned", of[0], of[1], 0, 0, 0};
                     run_rungs(&c, n, h, &o);
                 }
             }
@@ -582,7 +584,7 @@ static void test_in_place(void)
             for (int q = 0; q < 4; q++) {
                 scase c = {t, q & 1 ? CUPAT_OP_MAX : CUPAT_OP_SUM, q >> 1, 0, NULL, NULL,
                            CUPAT_U32};
-                runopt o = {"in-place", si == 1, si == 1, 1, 0};
+                runopt o = {"in-place", si == 1, si == 1, 1, 0, 0};
                 run_rungs(&c, n, h, &o);
             }
             free(h);
@@ -624,7 +626,7 @@ static void test_specials(void)
                 for (int oi = 0; oi < NOPS; oi++)
                     for (int ex = 0; ex < 2; ex++) {
                         scase c = {t, ops[oi], ex, 0, NULL, NULL, CUPAT_U32};
-                        runopt o = {fmt("specials (%s)", cname[cs]), 0, 0, 0, 0x5A};
+                        runopt o = {fmt("specials (%s)", cname[cs]), 0, 0, 0, 0x5A, 0};
                         run_rungs(&c, n, h, &o);
                     }
                 free(h);
@@ -803,7 +805,7 @@ static void test_segmented(void)
                         scase c = {t, ops[oi], ex, seg, f, k, kt};
                         runopt o = {fmt("segmented (%s %d)", seg == 1 ? "flags" : "keys",
                                         seg == 1 ? pat : pat - NFLAGPAT),
-                                    0, 0, 0, 0};
+                                    0, 0, 0, 0, 0};
                         run_rungs(&c, n, h, &o);
                     }
             }
@@ -819,13 +821,34 @@ static void test_segmented(void)
     gen(CUPAT_F32, h, n);
     gen_flags(f, n, 2);
     scase c = {CUPAT_F32, CUPAT_OP_SUM, 1, 1, f, NULL, CUPAT_U32};
-    runopt mis = {"segmented misaligned", 1, 3, 0, 0}, inpl = {"segmented", 0, 0, 1, 0};
+    runopt mis = {"segmented misaligned", 1, 3, 0, 0, 0}, inpl = {"segmented", 0, 0, 1, 0, 0};
     run_rungs(&c, n, h, &mis);
     run_rungs(&c, n, h, &inpl);
     uint64_t *k = xmalloc(n * 8);
     gen_keys(CUPAT_U64, k, n, 1);
     scase ck = {CUPAT_F32, CUPAT_OP_MAX, 0, 2, NULL, k, CUPAT_U64};
     run_rungs(&ck, n, h, &inpl);
+    /* flags and keys off their vector alignment (the kernels read the heads
+     * of a 16-byte data vector in one load where aligned): values of 4 and 8
+     * bytes, keys of 4 and 8 */
+    for (int ko = 1; ko <= 3; ko += 2) {
+        runopt kmis = {"segmented heads misaligned", 0, 0, 0, 0, ko};
+        scase cf = {CUPAT_F32, CUPAT_OP_SUM, 1, 1, f, NULL, CUPAT_U32};
+        run_rungs(&cf, n, h, &kmis);
+        scase c8 = {CUPAT_F64, CUPAT_OP_SUM, 0, 1, f, NULL, CUPAT_U32};
+        double *h8 = xmalloc(n * 8);
+        gen(CUPAT_F64, h8, n);
+        run_rungs(&c8, n, h8, &kmis);
+        for (int ki = 0; ki < 2; ki++) {
+            cupat_type kt = ki ? CUPAT_U64 : CUPAT_U32;
+            gen_keys(kt, k, n, 1);
+            scase c4 = {CUPAT_U32, CUPAT_OP_SUM, 1, 2, NULL, k, kt};
+            scase c88 = {CUPAT_F64, CUPAT_OP_MAX, 0, 2, NULL, k, kt};
+            run_rungs(&c4, n, h, &kmis); /* the f32 data as u32 bits */
+            run_rungs(&c88, n, h8, &kmis);
+        }
+        free(h8);
+    }
     free(h);
     free(f);
     free(k);
@@ -840,7 +863,7 @@ static void test_segmented(void)
         gen_keys(CUPAT_U32, k, n, 1);
         scase c1 = {CUPAT_U32, CUPAT_OP_SUM, 1, 1, f, NULL, CUPAT_U32};
         scase c2 = {CUPAT_F32, CUPAT_OP_SUM, 0, 2, NULL, k, CUPAT_U32};
-        runopt o = {"segmented l2", 0, 0, 0, 0};
+        runopt o = {"segmented l2", 0, 0, 0, 0, 0};
         run_rungs(&c1, n, hx, &o);
         gen(CUPAT_F32, hx, n);
         run_rungs(&c2, n, hx, &o);
@@ -959,6 +982,7 @@ typedef struct {
     const uint8_t *flags;
     const cupat_predicate *pred;
     const char *what;
+    int fo; /* flags start fo bytes past an aligned allocation */
 } selcase;
 
 static void run_select(cupat_type t, size_t n, const void *hx, const selcase *sc, int xo,
@@ -988,7 +1012,8 @@ static void run_select(cupat_type t, size_t n, const void *hx, const selcase *sc
     char *dx = pool(0, (n + (size_t)xo) * es), *dy = pool(1, n * es);
     put(dx + (size_t)xo * es, hx, n * es);
     uint8_t *df = NULL;
-    if (sc->flags) put(df = pool(2, n + 1), sc->flags, n); /* n + 1: non-NULL for n = 0 */
+    if (sc->flags) /* n + 1: non-NULL for n = 0 */
+        put(df = (uint8_t *)pool(2, n + 1 + (size_t)sc->fo) + sc->fo, sc->flags, n);
     uint64_t *dcount = pool(3, 8);
     const void *x = n ? dx + (size_t)xo * es : NULL;
     void *y = n ? dy : NULL;
@@ -996,8 +1021,9 @@ static void run_select(cupat_type t, size_t n, const void *hx, const selcase *sc
     for (size_t k = 0; k < nr; k++) {
         const cupat_variant_info *v = &list[idx[k]];
         char tag[256];
-        snprintf(tag, sizeof tag, "%s %s %s n=%zu%s rung %s", mname[sc->mode], sc->what,
-                 cupat_type_name(t), n, xo ? " misaligned" : "", v->name);
+        snprintf(tag, sizeof tag, "%s %s %s n=%zu%s%s rung %s", mname[sc->mode], sc->what,
+                 cupat_type_name(t), n, xo ? " misaligned" : "", sc->fo ? " flags misaligned" : "",
+                 v->name);
         CHECK_OK(ctx, cupat_set_variant(ctx, "select", v->name));
         poison(dy, n * es, 0x5A);
         int dev_count = (int)((k + (size_t)counter) & 1);
@@ -1047,7 +1073,7 @@ static void test_select(void)
             /* flags at 0%, 50%, 100% and one in 1000; each predicate kind */
             for (int c = 0; c < 8; c++) {
                 cupat_predicate p;
-                selcase sc = {0, NULL, NULL, ""};
+                selcase sc = {0, NULL, NULL, "", 0};
                 if (c < 4) {
                     for (size_t i = 0; i < n; i++) {
                         uint64_t r = test_rand();
@@ -1072,7 +1098,7 @@ static void test_select(void)
             }
             /* unique: runs; and the random data (few equal neighbours) */
             gen_sel(t, h, n, 1);
-            selcase su = {2, NULL, NULL, "runs"};
+            selcase su = {2, NULL, NULL, "runs", 0};
             run_select(t, n, h, &su, 0, counter++);
             if (!bign) {
                 gen_sel(t, h, n, 0);
@@ -1091,10 +1117,13 @@ static void test_select(void)
         void *h = xmalloc(n * 8);
         gen_sel(t, h, n, 0);
         for (size_t i = 0; i < n; i++) f[i] = test_rand() & 1;
-        selcase sc = {ti % 2, f, NULL, "flags 50%"};
+        selcase sc = {ti % 2, f, NULL, "flags 50%", 0};
         run_select(t, n, h, &sc, 1, counter++);
+        /* flags off their vector alignment (4 bytes for 4-byte types, 2 for 8) */
+        selcase sf = {(ti + 1) % 2, f, NULL, "flags 50%", 1 + ti % 3};
+        run_select(t, n, h, &sf, 0, counter++);
         gen_sel(t, h, n, 1);
-        selcase su = {2, NULL, NULL, "runs"};
+        selcase su = {2, NULL, NULL, "runs", 0};
         run_select(t, n, h, &su, 1, counter++);
         free(h);
     }

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace cupat_scan_dev {
 
@@ -153,16 +154,25 @@ __device__ __forceinline__ unsigned next_tile(unsigned *counter) { return tile_o
 // `identity`), after publishing its inclusive prefix op(excl, agg).
 // `is_head(v)`: a value that already contains a segment head is its own
 // prefix (segmented scans); return false for plain scans.
-template <bool ORDERED, class Op, typename A, class IsHead>
-__device__ __forceinline__ A lookback(LookbackState<A> st, unsigned tile, A agg, A identity, Op op, IsHead is_head)
+// `during()`: the warp's own work that needs no prefix (select's shared-memory
+// scatter), done after publishing, in the time the predecessors are given.
+struct NoWork {
+    __device__ __forceinline__ void operator()() const {}
+};
+
+template <bool ORDERED, class Op, typename A, class IsHead, class During = NoWork>
+__device__ __forceinline__ A lookback(LookbackState<A> st, unsigned tile, A agg, A identity, Op op, IsHead is_head,
+                                      During during = During())
 {
     typedef Status<A> S;
     const unsigned lane = cupat_dev::lane_id();
     if (tile == 0) {
         if (lane == 0) S::put(&st.status[0], ST_P, agg);
+        during();
         return identity;
     }
     if (lane == 0) S::put(&st.status[tile], is_head(agg) ? ST_P : ST_A, agg);
+    during();
     if (CUPAT_SCAN_FIRST_WAIT) __nanosleep(CUPAT_SCAN_FIRST_WAIT);
 
     __shared__ A stash[ORDERED ? LB_STASH : 1][32];
@@ -220,6 +230,129 @@ template <typename A, int BLOCK = DC_BLOCK, int NV = DC_NV> struct Shape {
     static constexpr int WARP_ITEMS = 32 * NV * V;
     static constexpr int TILE = NW * WARP_ITEMS;
 };
+
+// ------------------------------------------------------------- tile I/O --
+// A warp's part of a tile, warp-striped: element (j, k) of a thread is
+// wbase + (j * 32 + lane) * V + k, so each vector instruction of the warp
+// moves 512 contiguous bytes. `fast`: the whole part lies below n and the
+// pointer is 16-byte aligned (one 16-byte access a vector); otherwise element
+// accesses, `pad` past n on loads, nothing written past n.
+template <int NV, int V, typename A>
+__device__ __forceinline__ void load_striped(const A *x, size_t wbase, size_t n, bool fast, A pad, A (&a)[NV][V])
+{
+    static_assert(NV > 0 && V * sizeof(A) == 16, "16-byte vectors");
+    const unsigned lane = cupat_dev::lane_id();
+    if (fast) {
+        const uint4 *xv = (const uint4 *)(x + wbase);
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            uint4 q = xv[j * 32 + lane];
+            memcpy(a[j], &q, 16);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                a[j][k] = i < n ? x[i] : pad;
+            }
+    }
+}
+template <int NV, int V, typename A>
+__device__ __forceinline__ void store_striped(A *y, size_t wbase, size_t n, bool fast, const A (&o)[NV][V])
+{
+    const unsigned lane = cupat_dev::lane_id();
+    if (fast) {
+        uint4 *yv = (uint4 *)(y + wbase);
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            uint4 q;
+            memcpy(&q, o[j], 16);
+            yv[j * 32 + lane] = q;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
+                if (i < n) y[i] = o[j][k];
+            }
+    }
+}
+
+// What may be read as vectors (the `vec` bits of the kernels): the data (x,
+// and y where it is written in place of x: 16-byte aligned) and the heads or
+// flags (flags aligned to V bytes, keys to min(V * key size, 16)).
+enum { VEC_DATA = 1, VEC_HEADS = 2 };
+
+// Bits of the B bytes at p (B = 2, 4, 8, 16 or 32, p aligned to min(B, 16))
+// into w, in one or two vector loads.
+template <int B> __device__ __forceinline__ void load_bytes(const void *p, void *w)
+{
+    if constexpr (B == 2) {
+        *(unsigned short *)w = *(const unsigned short *)p;
+    } else if constexpr (B == 4) {
+        *(unsigned *)w = *(const unsigned *)p;
+    } else if constexpr (B == 8) {
+        uint2 q = *(const uint2 *)p;
+        memcpy(w, &q, 8);
+    } else {
+        static_assert(B == 16 || B == 32, "load_bytes: 2, 4, 8, 16 or 32 bytes");
+#pragma unroll
+        for (int h = 0; h < B / 16; h++) {
+            uint4 q = ((const uint4 *)p)[h];
+            memcpy((char *)w + 16 * h, &q, 16);
+        }
+    }
+}
+
+// Bit k set where byte flags[i0 + k] (k < V) is nonzero, in one load when
+// `vec` (flags + i0 aligned to V bytes and all V below n).
+template <int V> __device__ __forceinline__ unsigned flag_bits(const uint8_t *flags, size_t i0, size_t n, bool vec)
+{
+    unsigned m = 0;
+    if (vec) {
+        uint8_t b[V];
+        load_bytes<V>(flags + i0, b);
+#pragma unroll
+        for (int k = 0; k < V; k++) m |= (unsigned)(b[k] != 0) << k;
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; k++)
+            if (i0 + k < n) m |= (unsigned)(flags[i0 + k] != 0) << k;
+    }
+    return m;
+}
+
+// Bit k set where key i0 + k differs from key i0 + k - 1 (keys of K bytes
+// compared as bits; i0 + k == 0 never sets it: callers add the first head).
+// One vector load when `vec` (keys + i0 aligned to min(V K, 16) bytes and all
+// V below n), plus the key before i0.
+template <int V, int K> __device__ __forceinline__ unsigned key_change_bits(const void *keys, size_t i0, size_t n, bool vec)
+{
+    typedef typename std::conditional<K == 4, uint32_t, uint64_t>::type U;
+    const U *kp = (const U *)keys;
+    unsigned m = 0;
+    if (vec) {
+        U kk[V];
+        load_bytes<V * K>(kp + i0, kk);
+        U prev = i0 ? kp[i0 - 1] : kk[0];
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            m |= (unsigned)(kk[k] != prev) << k;
+            prev = kk[k];
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            size_t i = i0 + k;
+            if (i < n && i > 0) m |= (unsigned)(kp[i] != kp[i - 1]) << k;
+        }
+    }
+    return m;
+}
 
 struct NoHead {
     template <typename A> __device__ __forceinline__ bool operator()(const A &) const { return false; }

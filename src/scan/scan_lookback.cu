@@ -52,11 +52,31 @@ template <class Op> struct SegOp {
 // Where the heads of a segmented scan come from.
 enum { HEADS_NONE = 0, HEADS_FLAGS = 1, HEADS_KEY4 = 2, HEADS_KEY8 = 3 };
 
+
 struct SegHead {
     template <typename A> __device__ __forceinline__ bool operator()(const Seg<A> &s) const { return s.head != 0; }
 };
 
 // ------------------------------------------------------------ plain scan --
+// Step 5: each element's output from what comes before its vector (pre[j])
+// and the inclusive values of the vector (a[j]).
+template <int NV, int V, typename A, class Op>
+__device__ __forceinline__ void outputs(bool exclusive, const A (&pre)[NV], const A (&a)[NV][V], Op op,
+                                        A (&out)[NV][V])
+{
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+        if (exclusive) {
+            out[j][0] = pre[j];
+#pragma unroll
+            for (int k = 1; k < V; k++) out[j][k] = op(pre[j], a[j][k - 1]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < V; k++) out[j][k] = op(pre[j], a[j][k]);
+        }
+    }
+}
+
 template <typename T, int OP, int BLOCK = DC_BLOCK, int NV = DC_NV, bool DYN = false, int MINB = 1>
 __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, size_t n, int exclusive, int vec,
                                                       LookbackState<typename ScanOp<T, OP>::Acc> st)
@@ -76,55 +96,14 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, siz
     A *ya = (A *)y;
 
     A a[NV][V];
-    if (fast) {
-        const uint4 *xv = (const uint4 *)(xa + wbase);
-#pragma unroll
-        for (int j = 0; j < NV; j++) {
-            uint4 q = xv[j * 32 + lane];
-            memcpy(a[j], &q, 16);
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < NV; j++)
-#pragma unroll
-            for (int k = 0; k < V; k++) {
-                size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
-                a[j][k] = i < n ? xa[i] : id;
-            }
-    }
+    load_striped(xa, wbase, n, fast, id, a);
     A pre[NV];
     tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
 
     A out[NV][V];
-#pragma unroll
-    for (int j = 0; j < NV; j++) {
-        if (exclusive) {
-            out[j][0] = pre[j];
-#pragma unroll
-            for (int k = 1; k < V; k++) out[j][k] = op(pre[j], a[j][k - 1]);
-        } else {
-#pragma unroll
-            for (int k = 0; k < V; k++) out[j][k] = op(pre[j], a[j][k]);
-        }
-    }
+    outputs(exclusive, pre, a, op, out);
     if (exclusive && tile == 0 && w == 0 && lane == 0) out[0][0] = O::first();
-    if (fast) {
-        uint4 *yv = (uint4 *)(ya + wbase);
-#pragma unroll
-        for (int j = 0; j < NV; j++) {
-            uint4 q;
-            memcpy(&q, out[j], 16);
-            yv[j * 32 + lane] = q;
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < NV; j++)
-#pragma unroll
-            for (int k = 0; k < V; k++) {
-                size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
-                if (i < n) ya[i] = out[j][k];
-            }
-    }
+    store_striped(ya, wbase, n, fast, out);
 }
 
 // ---------------------------------------------- persistent, TMA bulk loads --
@@ -202,13 +181,7 @@ __global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_
                 memcpy(a[j], &q, 16);
             }
         } else {
-#pragma unroll
-            for (int j = 0; j < NV; j++)
-#pragma unroll
-                for (int k = 0; k < V; k++) {
-                    size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
-                    a[j][k] = i < n ? xa[i] : id;
-                }
+            load_striped(xa, wbase, n, false, id, a);
         }
         __syncthreads(); // every thread has its values out of stage s
         if (threadIdx.x == 0) {
@@ -221,51 +194,16 @@ __global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_
         A pre[NV];
         tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
         A out[NV][V];
-#pragma unroll
-        for (int j = 0; j < NV; j++) {
-            if (exclusive) {
-                out[j][0] = pre[j];
-#pragma unroll
-                for (int k = 1; k < V; k++) out[j][k] = op(pre[j], a[j][k - 1]);
-            } else {
-#pragma unroll
-                for (int k = 0; k < V; k++) out[j][k] = op(pre[j], a[j][k]);
-            }
-        }
+        outputs(exclusive, pre, a, op, out);
         if (exclusive && tile == 0 && w == 0 && lane == 0) out[0][0] = O::first();
-        if (full) {
-            uint4 *yv = (uint4 *)(ya + wbase);
-#pragma unroll
-            for (int j = 0; j < NV; j++) {
-                uint4 q;
-                memcpy(&q, out[j], 16);
-                yv[j * 32 + lane] = q;
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < NV; j++)
-#pragma unroll
-                for (int k = 0; k < V; k++) {
-                    size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
-                    if (i < n) ya[i] = out[j][k];
-                }
-        }
+        store_striped(ya, wbase, n, full, out);
     }
 }
 
 // -------------------------------------------------------- segmented scan --
 // Element i starts a segment when i == 0 or (HEADS_FLAGS) flags[i] != 0 or
-// (HEADS_KEY*) its key's bits differ from key i - 1's.
-__device__ __forceinline__ unsigned head_at(int heads, const uint8_t *flags, const void *keys, size_t i)
-{
-    if (i == 0) return 1u;
-    switch (heads) {
-    case HEADS_FLAGS: return flags[i] != 0;
-    case HEADS_KEY4: return ((const uint32_t *)keys)[i] != ((const uint32_t *)keys)[i - 1];
-    default: return ((const uint64_t *)keys)[i] != ((const uint64_t *)keys)[i - 1];
-    }
-}
-
+// (HEADS_KEY*) its key's bits differ from key i - 1's (lookback.cuh:
+// flag_bits, key_change_bits).
 constexpr int SEG_BLOCK = 128, SEG_NV = 4;
 // Resident blocks an SM: 8 for 4-byte values, 4 for 8-byte ones (their
 // (value, head) pairs need the registers; fewer would spill).
@@ -273,8 +211,8 @@ template <typename A> constexpr int seg_minb() { return sizeof(A) == 4 ? 8 : 4; 
 
 template <typename T, int OP>
 __global__ void __launch_bounds__(SEG_BLOCK, seg_minb<typename ScanOp<T, OP>::Acc>())
-    k_segscan(const T *x, T *y, size_t n, int exclusive, int heads, const uint8_t *flags, const void *keys,
-              LookbackState<Seg<typename ScanOp<T, OP>::Acc>> st)
+    k_segscan(const T *x, T *y, size_t n, int exclusive, int heads, int vec, const uint8_t *flags,
+              const void *keys, LookbackState<Seg<typename ScanOp<T, OP>::Acc>> st)
 {
     typedef ScanOp<T, OP> O;
     typedef typename O::Acc A;
@@ -285,30 +223,34 @@ __global__ void __launch_bounds__(SEG_BLOCK, seg_minb<typename ScanOp<T, OP>::Ac
     SegOp<typename O::F> op;
     const S id = {O::identity(), 0u};
     const unsigned tile = tile_of_block<false>(st.counter);
-    const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
-    const size_t wbase = (size_t)tile * TILE + (size_t)w * WARP_ITEMS;
-    const A *xa = (const A *)x;
-    A *ya = (A *)y;
+    const unsigned lane = cupat_dev::lane_id();
+    const size_t wbase = (size_t)tile * TILE + (size_t)(threadIdx.x / 32) * WARP_ITEMS;
+    const bool full = (size_t)tile * TILE + TILE <= n;
+    const bool fast = full && (vec & VEC_DATA), hvec = full && (vec & VEC_HEADS);
 
-    // Each thread's data vectors are scanned serially here (the head bits
-    // kept in `hm`); tile_scan then gets one row per vector holding only the
-    // vector's total, and returns what comes before each vector.
+    A a[SEG_NV][V];
+    load_striped((const A *)x, wbase, n, fast, O::identity(), a);
+    // Each thread's vectors are scanned serially here (the head bits kept in
+    // `hm`); tile_scan then gets one row per vector holding only the
+    // vector's total, and returns what comes before each vector. Past n: the
+    // identity, no head.
     constexpr int SV = Shape<S, SEG_BLOCK, SEG_NV>::V;
     S s[SEG_NV][V];
     unsigned hm = 0;
 #pragma unroll
-    for (int j = 0; j < SEG_NV; j++)
+    for (int j = 0; j < SEG_NV; j++) {
+        const size_t i0 = wbase + (size_t)(j * 32 + lane) * V;
+        unsigned h = heads == HEADS_FLAGS  ? flag_bits<V>(flags, i0, n, hvec)
+                     : heads == HEADS_KEY4 ? key_change_bits<V, 4>(keys, i0, n, hvec)
+                                           : key_change_bits<V, 8>(keys, i0, n, hvec);
+        if (i0 == 0) h |= 1u;
+        hm |= h << (j * V);
 #pragma unroll
         for (int k = 0; k < V; k++) {
-            size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
-            S e = id;
-            if (i < n) {
-                e.v = xa[i];
-                e.head = head_at(heads, flags, keys, i);
-                hm |= e.head << (j * V + k);
-            }
+            S e = {a[j][k], h >> k & 1u};
             s[j][k] = k == 0 ? e : op(s[j][k - 1], e); // inclusive within the vector
         }
+    }
     S tot[SEG_NV][SV];
 #pragma unroll
     for (int j = 0; j < SEG_NV; j++) {
@@ -319,18 +261,16 @@ __global__ void __launch_bounds__(SEG_BLOCK, seg_minb<typename ScanOp<T, OP>::Ac
     S pre[SEG_NV];
     tile_scan<O::FLOAT_SUM, SEG_BLOCK, SEG_NV>(tot, pre, id, op, SegHead(), st, tile);
 
+    A o[SEG_NV][V];
 #pragma unroll
     for (int j = 0; j < SEG_NV; j++)
 #pragma unroll
         for (int k = 0; k < V; k++) {
-            size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
-            if (i >= n) continue;
-            A o;
-            if (!exclusive) o = op(pre[j], s[j][k]).v;
-            else if (hm >> (j * V + k) & 1u) o = O::first();
-            else o = (k == 0 ? pre[j] : op(pre[j], s[j][k - 1])).v;
-            ya[i] = o;
+            if (!exclusive) o[j][k] = op(pre[j], s[j][k]).v;
+            else if (hm >> (j * V + k) & 1u) o[j][k] = O::first();
+            else o[j][k] = (k == 0 ? pre[j] : op(pre[j], s[j][k - 1])).v;
         }
+    store_striped((A *)y, wbase, n, fast, o);
 }
 
 // ------------------------------------------------------------- launchers --
@@ -422,8 +362,12 @@ cupat_status segscan_decoupled(cupat_ctx *ctx, const scan_req *r)
         unsigned tiles = tiles_of(r->n, TILE);
         LookbackState<Seg<A>> st;
         CUPAT_TRY(state(ctx, tiles, st));
+        constexpr int V = Shape<A, SEG_BLOCK, SEG_NV>::V;
+        const size_t ks = heads == HEADS_KEY4 ? 4 : 8, kal = V * ks < 16 ? V * ks : 16;
+        int vec = aligned16(r->x) && aligned16(r->y) ? VEC_DATA : 0;
+        if (heads == HEADS_FLAGS ? (uintptr_t)r->flags % V == 0 : (uintptr_t)r->keys % kal == 0) vec |= VEC_HEADS;
         k_segscan<T, OP><<<tiles, SEG_BLOCK, 0, ctx->stream>>>((const T *)r->x, (T *)r->y, r->n, r->exclusive,
-                                                              heads, r->flags, r->keys, st);
+                                                              heads, vec, r->flags, r->keys, st);
         return cupat__launched(ctx, "k_segscan");
     });
 }

@@ -37,14 +37,23 @@ template <> __device__ __forceinline__ uint32_t val_of<uint32_t>(const cupat_val
 template <> __device__ __forceinline__ int64_t val_of<int64_t>(const cupat_value &v) { return v.i64; }
 template <> __device__ __forceinline__ uint64_t val_of<uint64_t>(const cupat_value &v) { return v.u64; }
 
+// f(keep) with keep(v) the predicate of kp as a functor of its own kind:
+// a kernel that branches on the kind once keeps only that kind's operands.
+template <typename T, class F> __device__ __forceinline__ void with_pred(const Keep &kp, F f)
+{
+    const T a = val_of<T>(kp.a), b = val_of<T>(kp.b);
+    switch (kp.kind) {
+    case CUPAT_PRED_NONZERO: f([](T v) { return v != T(0); }); break; // NaN != 0: kept
+    case CUPAT_PRED_LESS: f([a](T v) { return v < a; }); break;
+    case CUPAT_PRED_GREATER: f([a](T v) { return v > a; }); break;
+    default: f([a, b](T v) { return a <= v && v < b; });
+    }
+}
 template <typename T> __device__ __forceinline__ bool pred(const Keep &kp, T v)
 {
-    switch (kp.kind) {
-    case CUPAT_PRED_NONZERO: return v != T(0); // NaN != 0: kept
-    case CUPAT_PRED_LESS: return v < val_of<T>(kp.a);
-    case CUPAT_PRED_GREATER: return v > val_of<T>(kp.a);
-    default: return val_of<T>(kp.a) <= v && v < val_of<T>(kp.b);
-    }
+    bool r = false;
+    with_pred<T>(kp, [&](auto keep) { r = keep(v); });
+    return r;
 }
 
 // Bits of an element, for unique's comparison and for moving it.
@@ -52,7 +61,7 @@ template <typename T> struct Bits {
     typedef typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type type;
 };
 
-template <typename T> __device__ __forceinline__ bool keep_at(const Keep &kp, const T *x, size_t i, T v)
+template <typename T> __device__ __forceinline__ bool keep_at(const Keep &kp, const T *x, size_t i)
 {
     if (kp.mode == 2) {
         if (i == 0) return true;
@@ -60,7 +69,7 @@ template <typename T> __device__ __forceinline__ bool keep_at(const Keep &kp, co
         return ((const U *)x)[i] != ((const U *)x)[i - 1];
     }
     if (kp.flags) return kp.flags[i] != 0;
-    return pred<T>(kp, v);
+    return pred<T>(kp, x[i]);
 }
 
 // ------------------------------------------------------------ k_count --
@@ -70,99 +79,137 @@ template <typename T> __global__ void __launch_bounds__(SE_BLOCK) k_count(const 
 {
     u64 c = 0;
     for (size_t i = (size_t)blockIdx.x * SE_BLOCK + threadIdx.x; i < n; i += (size_t)gridDim.x * SE_BLOCK)
-        c += keep_at<T>(kp, x, i, x[i]);
+        c += keep_at<T>(kp, x, i);
     c = cupat_dev::block_reduce<SE_BLOCK>(c, cupat_dev::OpSum());
     if (threadIdx.x == 0 && c) atomicAdd(total, c);
 }
 
 // --------------------------------------------------------- k_decoupled --
-// Kept elements go to shared memory at their rank in the tile first (and,
-// for partition, the others after them), then out in contiguous runs:
-// coalesced stores instead of one scattered store per element.
-constexpr int SEL_BLOCK = 128, SEL_NV = 4, SEL_MINB = 8;
+// One tile: the elements as bits (load_striped: 16-byte loads), a keep bit
+// each, ranks from ballots (an element's rank in its warp: the kept ones in
+// the warp's earlier vector rows, in the lanes below in its row, and before
+// it in its vector), warp counts folded in shared memory, the tile's count
+// looked back (UNORDERED u64: counts are exact). Kept elements go to shared
+// memory at their rank in the tile while warp 0 looks back (for partition,
+// the others after them), then out in contiguous runs: coalesced stores
+// instead of one scattered store per element.
+constexpr int SEL_BLOCK = 128, SEL_NV = 6, SEL_MINB = 10;
 
-template <typename T>
-__global__ void __launch_bounds__(SEL_BLOCK, SEL_MINB)
+template <typename T, int NV = SEL_NV, int MINB = SEL_MINB>
+__global__ void __launch_bounds__(SEL_BLOCK, MINB)
     k_select(const T *x, T *y, size_t n, Keep kp, int vec, const u64 *kept_total, u64 *count, LookbackState<u64> st)
 {
-    constexpr int V = 16 / sizeof(T), NV = SEL_NV;
-    constexpr int NW = SEL_BLOCK / 32, WARP_ITEMS = 32 * NV * V, TILE = NW * WARP_ITEMS;
     typedef typename Bits<T>::type U;
+    constexpr int V = 16 / sizeof(T), NW = SEL_BLOCK / 32, WARP_ITEMS = 32 * NV * V, TILE = NW * WARP_ITEMS;
+    static_assert(NV * V <= 32, "a thread's keep bits in one word");
     __shared__ U buf[TILE];
-    __shared__ u64 tile_pre, tile_kept;
+    __shared__ unsigned wcount[NW];
+    __shared__ u64 tile_pre;
     const unsigned tile = tile_of_block<false>(st.counter);
     const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
     const size_t tbase = (size_t)tile * TILE;
     const size_t wbase = tbase + (size_t)w * WARP_ITEMS;
-    const bool fast = vec && tbase + TILE <= n;
+    const bool full = tbase + TILE <= n;
+    const U *xu = (const U *)x;
 
-    T a[NV][V];
-    if (fast) {
-        const uint4 *xv = (const uint4 *)(x + wbase);
+    U a[NV][V];
+    load_striped(xu, wbase, n, full && (vec & VEC_DATA), U(0), a);
+    // keep bits, bit j * V + k; each mode (and predicate kind) its own loop,
+    // chosen once: one loop for all kinds holds every kind's operands live
+    unsigned km = 0;
+    auto each = [&](auto keep) {
 #pragma unroll
         for (int j = 0; j < NV; j++) {
-            uint4 q = xv[j * 32 + lane];
-            memcpy(a[j], &q, 16);
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < NV; j++)
+            const size_t i0 = wbase + (size_t)(j * 32 + lane) * V;
 #pragma unroll
             for (int k = 0; k < V; k++) {
-                size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
-                a[j][k] = i < n ? x[i] : T(0);
+                T v;
+                memcpy(&v, &a[j][k], sizeof(T));
+                if (i0 + k < n && keep(v)) km |= 1u << (j * V + k);
             }
-    }
-    unsigned km = 0; // keep bits, bit j * V + k
-#pragma unroll
-    for (int j = 0; j < NV; j++)
-#pragma unroll
-        for (int k = 0; k < V; k++) {
-            size_t i = wbase + (size_t)(j * 32 + lane) * V + k;
-            if (i < n && keep_at<T>(kp, x, i, a[j][k])) km |= 1u << (j * V + k);
         }
-    // Counts per vector through the scan machinery (u64 rows of 2: the count
-    // in the last slot).
-    u64 rows[NV][2], pre[NV], row_count[NV];
+    };
+    if (kp.mode == 2) { // unique: bits differ from the element before
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            const size_t i0 = wbase + (size_t)(j * 32 + lane) * V;
+            // before a vector: the lane below's last element; lane 0: the
+            // previous row's lane 31 (row 0: memory, one element)
+            const U up = cupat_dev::shfl_up(a[j][V - 1], 1);
+            const U row_end = j > 0 ? cupat_dev::shfl(a[j > 0 ? j - 1 : 0][V - 1], 31) : U(0);
+            U prev = lane ? up : row_end;
+            if (j == 0 && lane == 0 && i0 > 0 && i0 < n) prev = xu[i0 - 1];
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                const U p = k ? a[j][k - 1] : prev;
+                if (i0 + k < n && (i0 + k == 0 || a[j][k] != p)) km |= 1u << (j * V + k);
+            }
+        }
+    } else if (kp.flags) {
+#pragma unroll
+        for (int j = 0; j < NV; j++)
+            km |= flag_bits<V>(kp.flags, wbase + (size_t)(j * 32 + lane) * V, n, full && (vec & VEC_HEADS)) << (j * V);
+    } else {
+        with_pred<T>(kp, each);
+    }
+    // Ranks in the warp, from one ballot per (row, slot).
+    const unsigned lt = cupat_dev::lanemask_lt();
+    unsigned below[NV], wtot = 0;
 #pragma unroll
     for (int j = 0; j < NV; j++) {
-        rows[j][0] = 0;
-        rows[j][1] = row_count[j] = (u64)__popc((km >> (j * V)) & ((1u << V) - 1u));
-    }
-    tile_scan<false, SEL_BLOCK, NV>(rows, pre, (u64)0, cupat_dev::OpSum(), NoHead(), st, tile);
-    if (threadIdx.x == 0) tile_pre = pre[0];
-    if (threadIdx.x == SEL_BLOCK - 1) tile_kept = pre[NV - 1] + row_count[NV - 1];
-    __syncthreads();
-    const u64 P = tile_pre, c = tile_kept - P; // kept before the tile, kept in it
-    const size_t m = n - tbase < (size_t)TILE ? n - tbase : (size_t)TILE; // elements in the tile
-#pragma unroll
-    for (int j = 0; j < NV; j++) {
-        unsigned r = (unsigned)(pre[j] - P);
+        unsigned lo = 0, row = 0;
 #pragma unroll
         for (int k = 0; k < V; k++) {
-            const unsigned li = (w * 32 * NV + j * 32 + lane) * V + k; // position in the tile
-            if (li >= m) break;
-            U bits;
-            memcpy(&bits, &a[j][k], sizeof(T));
-            if (km >> (j * V + k) & 1u) buf[r++] = bits;
-            else if (kp.mode == 1) buf[c + (li - r)] = bits;
+            const unsigned b = __ballot_sync(cupat_dev::FULL_MASK, km >> (j * V + k) & 1u);
+            lo += __popc(b & lt);
+            row += __popc(b);
         }
+        below[j] = wtot + lo;
+        wtot += row;
+    }
+    if (lane == 0) wcount[w] = wtot;
+    __syncthreads();
+    unsigned woff = 0, c = 0; // kept in the warps before this one; in the tile
+#pragma unroll
+    for (int q = 0; q < NW; q++) {
+        woff += q < (int)w ? wcount[q] : 0u;
+        c += wcount[q];
+    }
+    const unsigned m = n - tbase < (size_t)TILE ? (unsigned)(n - tbase) : (unsigned)TILE; // elements in the tile
+    auto scatter = [&] {
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            unsigned r = woff + below[j];
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                const unsigned li = (w * 32 * NV + j * 32 + lane) * V + k; // position in the tile
+                if (km >> (j * V + k) & 1u) buf[r++] = a[j][k];
+                else if (kp.mode == 1 && li < m) buf[c + (li - r)] = a[j][k];
+            }
+        }
+    };
+    if (w == 0) { // publishes the count first, scatters while the predecessors publish
+        const u64 excl = lookback<false>(st, tile, (u64)c, (u64)0, cupat_dev::OpSum(), NoHead(), scatter);
+        if (lane == 0) tile_pre = excl;
+    } else {
+        scatter();
     }
     __syncthreads();
+    const u64 P = tile_pre; // kept before the tile
     U *yu = (U *)y;
     for (unsigned i = threadIdx.x; i < c; i += SEL_BLOCK) yu[P + i] = buf[i];
     if (kp.mode == 1) { // the others: after all K kept ones, in order
-        const u64 K = *kept_total, q0 = K + (tbase - P);
-        for (unsigned i = (unsigned)c + threadIdx.x; i < m; i += SEL_BLOCK) yu[q0 + (i - c)] = buf[i];
+        const u64 q0 = *kept_total + (tbase - P);
+        for (unsigned i = c + threadIdx.x; i < m; i += SEL_BLOCK) yu[q0 + (i - c)] = buf[i];
     }
-    if (tile == gridDim.x - 1 && threadIdx.x == 0) *count = tile_kept;
+    if (tile == gridDim.x - 1 && threadIdx.x == 0) *count = P + c;
 }
 
 // ---------------------------------------------------------- scan_scatter --
 template <typename T> __global__ void __launch_bounds__(SE_BLOCK) k_keep(const T *x, size_t n, Keep kp, u64 *keep)
 {
     for (size_t i = (size_t)blockIdx.x * SE_BLOCK + threadIdx.x; i < n; i += (size_t)gridDim.x * SE_BLOCK)
-        keep[i] = keep_at<T>(kp, x, i, x[i]);
+        keep[i] = keep_at<T>(kp, x, i);
 }
 
 template <typename T>
@@ -198,7 +245,7 @@ static unsigned grid_for(cupat_ctx *ctx, size_t n)
 
 template <typename T> static cupat_status run_select(cupat_ctx *ctx, const select_req *r)
 {
-    constexpr int TILE = SEL_BLOCK / 32 * 32 * SEL_NV * (16 / sizeof(T));
+    constexpr int TILE = SEL_BLOCK * SEL_NV * (16 / sizeof(T));
     const T *x = (const T *)r->x;
     T *y = (T *)r->y;
     const size_t n = r->n;
@@ -239,7 +286,8 @@ template <typename T> static cupat_status run_select(cupat_ctx *ctx, const selec
         }
         CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(b, 0, body, ctx->stream));
         LookbackState<u64> st = LookbackState<u64>::carve(b);
-        int vec = ((uintptr_t)x & 15) == 0;
+        int vec = ((uintptr_t)x & 15) == 0 ? VEC_DATA : 0;
+        if ((uintptr_t)r->flags % (16 / sizeof(T)) == 0) vec |= VEC_HEADS;
         k_select<T><<<(unsigned)tiles, SEL_BLOCK, 0, ctx->stream>>>(x, y, n, kp, vec, hdr, count, st);
         CUPAT_TRY(cupat__launched(ctx, "k_select"));
     }
