@@ -328,9 +328,10 @@ static cupat_status grid_of(cupat_ctx *ctx, const hist_req *r, const void *f, in
 extern "C" cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r)
 {
     const size_t cbytes = (size_t)r->total * (r->out64 ? 8 : 4);
-    if (!r->accumulate)
-        CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(r->counts, 0, cbytes, ctx->stream));
-    if (r->n == 0) return CUPAT_SUCCESS;
+    if (r->n == 0) {
+        if (!r->accumulate) CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(r->counts, 0, cbytes, ctx->stream));
+        return CUPAT_SUCCESS;
+    }
 
     int rung = r->rung;
     Params p;
@@ -365,6 +366,7 @@ extern "C" cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r)
                            v && (size_t)rung < nv ? v[rung].name : "?", why);
     }
 
+    if (!r->accumulate) CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(r->counts, 0, cbytes, ctx->stream));
     p.out = r->counts;
     p.out64 = r->out64;
     p.ilo = r->ilo;
