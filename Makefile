@@ -2,7 +2,8 @@
 #   make run    build the `cupat` command, then a quick tour on the best backend:
 #               `cupat info` and `cupat bench all --quick` (one small case each)
 #   make test   build everything, then the whole CTest suite with one pass/fail count
-# Also: make bench (the full sweep, `cupat bench all`), make build,
+# Also: make bench (the full sweep, `cupat bench all`, kept as JSON), make report
+# (its charts: HTML, PNG, SVG; needs python3-matplotlib), make build,
 # make install [PREFIX=/usr/local], make deps, make clean; and, for robustness
 # (docs/robustness.md), make fuzz [FUZZ_SECONDS=60] (every file reader under
 # libFuzzer with clang's sanitizers, FUZZ_SECONDS each) and make memcheck (the
@@ -15,7 +16,7 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
 CMAKE_FLAGS ?=
 CUPAT   := $(BUILD)/tools/cupat/cupat
 
-.PHONY: all build cli deps run bench test install clean fuzz memcheck
+.PHONY: all build cli deps run bench report test install clean fuzz memcheck
 
 all: build
 
@@ -38,8 +39,14 @@ run: cli
 	$(CUPAT) info
 	$(CUPAT) bench all --quick
 
+# `make bench` keeps its results as JSON (needs cJSON: make deps installs it);
+# `make report` draws them (or RESULTS=file.json ...) into $(BUILD)/report/.
+BENCH_JSON ?= $(BUILD)/bench.json
 bench: cli
-	$(CUPAT) bench all
+	$(CUPAT) bench all --json $(BENCH_JSON)
+
+report: cli
+	$(CUPAT) report $(or $(RESULTS),$(BENCH_JSON)) --out $(BUILD)/report
 
 test: build
 	@scripts/run-tests $(BUILD) $(JOBS)

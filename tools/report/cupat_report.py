@@ -1,0 +1,675 @@
+#!/usr/bin/env python3
+"""cupat_report.py — draws what `cupat bench --json` measured: one
+self-contained HTML page (the charts inline as SVG, the numbers beside them)
+and every chart as PNG and SVG files for the docs.
+
+Called by `cupat report RESULTS.json... [--out DIR]` (tools/cupat/cmd_report.c),
+which finds this script and the interpreter; it can also be run directly.
+
+Why matplotlib: it is maintained, it writes SVG and PNG from the same figure,
+and it is on the GPU machines (Debian: python3-matplotlib) where the results
+are made; gnuplot is not. The library itself stays pure C: only this script
+needs Python.
+
+The charts (docs/report.md says what each one shows):
+  roofline             every rung of every table that counts flops, at its
+                       arithmetic intensity, under the measured copy and FP32
+                       roofs (vendor rows marked; the book's A100 roof dashed)
+  ladder-*             one per ladder table: rate per rung, speed-up over the
+                       rung before, the ceiling and the vendor as lines, the
+                       books' figures (book_figures.json) as a marked series
+  sweep-*              one per sweep table with 2D block shapes: a heat map of
+                       the rate over (block x, block y), the book's ms noted
+  timeline-*, histogram-*, accuracy-*
+                       tables of those kinds (the streams lab's Gantt charts,
+                       image histograms, error per rung; schema in
+                       docs/report.md)
+
+Exit status: 0 page written; 2 bad arguments; 3 the input is malformed or
+incomplete (one line naming the file and the field; nothing written);
+4 matplotlib is missing (what to install is printed); 1 anything else.
+"""
+
+import argparse
+import html
+import json
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+EXIT_INPUT = 3
+EXIT_NO_PLOT = 4
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def die(msg, code):
+    print("cupat report: " + msg, file=sys.stderr)
+    sys.exit(code)
+
+
+# ---------------------------------------------------------------- input --
+
+class InputError(Exception):
+    pass
+
+
+def need(obj, key, types, where, allow_null=False):
+    if not isinstance(obj, dict) or key not in obj:
+        raise InputError("%s: '%s' is missing" % (where, key))
+    v = obj[key]
+    if v is None and allow_null:
+        return None
+    if isinstance(v, bool) or not isinstance(v, types):
+        want = "/".join(t.__name__ for t in (types if isinstance(types, tuple) else (types,)))
+        raise InputError("%s: '%s' should be %s, not %s" % (where, key, want, type(v).__name__))
+    return v
+
+
+NUM = (int, float)
+TABLE_KINDS = ("ladder", "sweep", "timeline", "histogram", "accuracy")
+
+
+def check_row(t, r, where):
+    kind = t["kind"]
+    need(r, "name", str, where)
+    if kind in ("ladder", "sweep"):
+        need(r, "kind", str, where)
+        need(r, "check", str, where)
+        for k in ("ms_median", "gbs"):
+            v = need(r, k, NUM, where, allow_null=True)
+            if v is not None and (not math.isfinite(v) or v < 0):
+                raise InputError("%s: '%s' = %r is not a time or rate" % (where, k, v))
+        need(r, "gflops", NUM, where, allow_null=True) if "gflops" in r else None
+        if kind == "sweep" and "block" in r:
+            b = need(r, "block", list, where)
+            if len(b) != 2 or not all(isinstance(x, NUM) for x in b):
+                raise InputError("%s: 'block' should be [x, y]" % where)
+    elif kind == "timeline":
+        need(r, "lane", str, where)
+        s, e = need(r, "start_ms", NUM, where), need(r, "end_ms", NUM, where)
+        if not (e >= s):
+            raise InputError("%s: end_ms %r is before start_ms %r" % (where, e, s))
+    elif kind == "histogram":
+        counts = need(r, "counts", list, where)
+        if not counts or not all(isinstance(c, NUM) and c >= 0 for c in counts):
+            raise InputError("%s: 'counts' should be a list of counts" % where)
+    elif kind == "accuracy":
+        v = need(r, "error", NUM, where, allow_null=True)
+        if v is not None and v < 0:
+            raise InputError("%s: 'error' = %r is negative" % (where, v))
+
+
+def load(path):
+    """The results of one run, checked field by field (InputError names the
+    first bad one)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise InputError("%s: %s" % (path, e.strerror))
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError("%s: not UTF-8 text" % path)
+    except json.JSONDecodeError as e:
+        raise InputError("%s: not valid JSON (line %d column %d: %s)" % (path, e.lineno, e.colno, e.msg))
+    if not isinstance(d, dict):
+        raise InputError("%s: the top level should be an object" % path)
+    for k in ("tool", "device", "date", "commit", "backend"):
+        need(d, k, str, path)
+    ce = need(d, "ceilings", dict, path)
+    for k in ("copy_gbs", "read_gbs", "fp32_gflops"):
+        v = need(ce, k, NUM, path + ": ceilings")
+        if not (v > 0 and math.isfinite(v)):
+            raise InputError("%s: ceilings: '%s' = %r is not a rate" % (path, k, v))
+    tables = need(d, "tables", list, path)
+    if not tables:
+        raise InputError("%s: 'tables' is empty: nothing to draw" % path)
+    for i, t in enumerate(tables):
+        where = "%s: tables[%d]" % (path, i)
+        for k in ("pattern", "title", "case", "kind"):
+            need(t, k, str, where)
+        if t["kind"] not in TABLE_KINDS:
+            raise InputError("%s: kind '%s' is not one of %s" % (where, t["kind"], ", ".join(TABLE_KINDS)))
+        if t["kind"] in ("ladder", "sweep"):
+            need(t, "bytes", NUM, where)
+            need(t, "flops", NUM, where)
+            if need(t, "ceiling", str, where) not in ("copy", "read", "fp32"):
+                raise InputError("%s: ceiling '%s' is not copy, read or fp32" % (where, t["ceiling"]))
+        rows = need(t, "rows", list, where)
+        if not rows:
+            raise InputError("%s: 'rows' is empty" % where)
+        for j, r in enumerate(rows):
+            if not isinstance(r, dict):
+                raise InputError("%s.rows[%d]: should be an object" % (where, j))
+            check_row(t, r, "%s.rows[%d] (%s)" % (where, j, r.get("name", "?")))
+    d["_path"] = path
+    return d
+
+
+def load_book(path):
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        b = json.load(f)
+    return b.get("figures", [])
+
+
+# ------------------------------------------------------------- helpers --
+
+def slug(s):
+    s = re.sub(r"[^A-Za-z0-9]+", "-", s).strip("-").lower()
+    return s[:60] or "x"
+
+
+def rate_of(t, r):
+    """The row's rate in the table's unit: GFLOP/s for fp32-bound tables,
+    else GB/s. None when the row was not timed."""
+    if t["ceiling"] == "fp32":
+        v = r.get("gflops")
+        if v is None and r.get("ms_median") and t["flops"] > 0:
+            v = t["flops"] / r["ms_median"] / 1e6
+        return v
+    v = r.get("gbs")
+    if v is None and r.get("ms_median") and t["bytes"] > 0:
+        v = t["bytes"] / r["ms_median"] / 1e6
+    return v
+
+
+def unit_of(t):
+    return "GFLOP/s" if t["ceiling"] == "fp32" else "GB/s"
+
+
+def ceiling_of(run, t):
+    c = run["ceilings"]
+    return {"copy": c["copy_gbs"], "read": c["read_gbs"], "fp32": c["fp32_gflops"]}[t["ceiling"]]
+
+
+def label_of(t):
+    """Title and case: "f32 sum n=2^24, read once"; the title alone where the
+    case repeats it ("gemm 4096x..." has title "gemm")."""
+    return t["case"] if t["title"] == t["pattern"] else "%s %s" % (t["title"], t["case"])
+
+
+def fmt_amount(v):
+    for unit, s in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= unit:
+            return "%.3g %s" % (v / unit, s)
+    return "%.3g " % v
+
+
+# --------------------------------------------------------------- charts --
+
+class Charts:
+    """Draws into a staging folder: svg/NAME.svg, png/NAME.png."""
+
+    def __init__(self, plt, stage):
+        self.plt = plt
+        self.stage = stage
+        self.made = []  # (name, title, caption)
+        os.makedirs(os.path.join(stage, "svg"))
+        os.makedirs(os.path.join(stage, "png"))
+
+    def save(self, fig, name, title, caption):
+        names = {m[0] for m in self.made}
+        base, k = name, 2
+        while name in names:
+            name = "%s-%d" % (base, k)
+            k += 1
+        # no dates in the files: the same results give the same bytes
+        fig.savefig(os.path.join(self.stage, "svg", name + ".svg"), format="svg", bbox_inches="tight",
+                    metadata={"Date": None})
+        fig.savefig(os.path.join(self.stage, "png", name + ".png"), format="png", dpi=110, bbox_inches="tight",
+                    metadata={"Software": None})
+        self.plt.close(fig)
+        self.made.append((name, title, caption))
+        return name
+
+
+PATTERN_COLORS = {}
+
+
+def color_of(pattern):
+    palette = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+               "#bcbd22", "#7f7f7f", "#d62728", "#ff7f0e", "#393b79", "#637939"]
+    if pattern not in PATTERN_COLORS:
+        PATTERN_COLORS[pattern] = palette[len(PATTERN_COLORS) % len(palette)]
+    return PATTERN_COLORS[pattern]
+
+
+def subtitle(run):
+    return "%s · %s · commit %s" % (run["device"], run["date"][:10], run["commit"])
+
+
+def draw_roofline(ch, runs):
+    plt = ch.plt
+    run0 = runs[0]
+    bw, peak = run0["ceilings"]["copy_gbs"], run0["ceilings"]["fp32_gflops"]
+    fig, ax = plt.subplots(figsize=(9.5, 6.2))
+    xs = [10 ** (k / 20.0) for k in range(-80, 81)]
+    ax.plot(xs, [min(x * bw, peak) for x in xs], color="black", lw=2,
+            label="measured roof: copy %.0f GB/s, FP32 %.1f TFLOP/s" % (bw, peak / 1e3))
+    # PMPP 5.1's A100 example (19.5 TFLOP/s, 1.555 TB/s): the book's roof
+    ax.plot(xs, [min(x * 1555.0, 19500.0) for x in xs], color="grey", lw=1.2, ls="--",
+            label="PMPP 5.1's A100 roof (book): 1555 GB/s, 19.5 TFLOP/s")
+    ridge = peak / bw
+    ax.axvline(ridge, color="black", lw=0.6, ls=":")
+    ax.annotate("ridge %.1f FLOP/B" % ridge, (ridge, peak * 1.15), fontsize=8, ha="center")
+    skipped, labelled = [], set()
+    classes = []
+    for run in runs:
+        for t in run["tables"]:
+            if t["kind"] != "ladder":
+                continue
+            if not (t["flops"] > 0 and t["bytes"] > 0):
+                skipped.append("%s (%s)" % (t["title"], t["case"]))
+                continue
+            ai = t["flops"] / t["bytes"]
+            best = None
+            for r in t["rows"]:
+                if r["kind"] == "reference":
+                    continue
+                g = r.get("gflops")
+                if g is None and r.get("ms_median"):
+                    g = t["flops"] / r["ms_median"] / 1e6
+                if not g:
+                    continue
+                vendor = r["kind"] == "vendor"
+                mk = "X" if vendor else ("o" if r.get("default") else ".")
+                ax.scatter([ai], [g], marker=mk, s=60 if (vendor or r.get("default")) else 14,
+                           color="#ff7f0e" if vendor else color_of(t["pattern"]),
+                           edgecolors="black" if r.get("default") else "none", zorder=3)
+                if not vendor and (best is None or g > best[1]):
+                    best = (r["name"], g)
+            if best:
+                roof = min(ai * bw, peak)
+                classes.append((t["pattern"], t["case"], ai, "memory" if ai < ridge else "compute",
+                                best[0], best[1], best[1] / roof))
+                if t["pattern"] not in labelled:  # one label a pattern, staggered
+                    labelled.add(t["pattern"])
+                    dy = (-14, 6, 16)[len(labelled) % 3]
+                    ax.annotate(t["pattern"], (ai, best[1]), textcoords="offset points", xytext=(8, dy),
+                                fontsize=8, color=color_of(t["pattern"]),
+                                arrowprops=dict(arrowstyle="-", color=color_of(t["pattern"]), lw=0.5))
+    if any(r.get("default") for run in runs for t in run["tables"] for r in t["rows"]):
+        ax.scatter([], [], marker="o", color="white", edgecolors="black", label="default rung")
+    ax.scatter([], [], marker=".", color="grey", label="other rungs")
+    ax.scatter([], [], marker="X", color="#ff7f0e", label="vendor (CUB, cuBLAS, ...)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (FLOP per byte of the minimum traffic)")
+    ax.set_ylabel("achieved GFLOP/s")
+    ax.set_xlim(1e-3, 1e3)
+    ax.set_ylim(0.1, peak * 4)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title("Roofline: every rung that does arithmetic\n" + subtitle(run0), fontsize=10)
+    cap = "Points: rungs at the arithmetic intensity of their case's minimum bytes and flops."
+    if skipped:
+        cap += " Not drawn (no arithmetic): " + ", ".join(sorted(set(skipped))) + "."
+    name = ch.save(fig, "roofline", "Roofline", cap)
+    return name, classes
+
+
+def book_for(book, t):
+    out = []
+    for b in book:
+        if b.get("pattern") != t["pattern"]:
+            continue
+        if b.get("case") and b["case"] not in label_of(t):
+            continue
+        out.append(b)
+    return out
+
+
+def draw_ladder(ch, run, t, book):
+    plt = ch.plt
+    rows = [r for r in t["rows"]]
+    names = [r["name"] for r in rows]
+    vals = [rate_of(t, r) for r in rows]
+    unit = unit_of(t)
+    ceil = ceiling_of(run, t)
+    h = max(2.6, 0.34 * len(rows) + 1.6)
+    fig, ax = plt.subplots(figsize=(9.5, h))
+    ys = list(range(len(rows)))[::-1]
+    colors = []
+    for r in rows:
+        if r["kind"] == "vendor":
+            colors.append("#ff7f0e")
+        elif r["kind"] == "reference":
+            colors.append("#b0b0b0")
+        elif r.get("default"):
+            colors.append("#08519c")
+        else:
+            colors.append("#6baed6")
+    present = [v for v in vals if v]
+    logx = bool(present) and max(present + [ceil]) / max(min(present), 1e-9) > 30
+    bars = ax.barh(ys, [v or 0 for v in vals], color=colors, edgecolor="none", height=0.7)
+    for y, r, v, b in zip(ys, rows, vals, bars):
+        bad = r["check"] not in ("ok", "-")
+        if bad:
+            b.set_hatch("//")
+            b.set_edgecolor("red")
+        if not v:
+            ax.annotate("not timed" + (" (%s)" % r["check"] if bad else ""), (0, y), xytext=(4, 0),
+                        textcoords="offset points", va="center", fontsize=7, color="red")
+            continue
+        txt = "%.3g ms" % r["ms_median"] if r.get("ms_median") else ""
+        if r.get("speedup_prev"):
+            txt += "  ×%.2f" % r["speedup_prev"]
+        if r.get("vs_vendor"):
+            txt += "  (%.2f× vendor)" % r["vs_vendor"]
+        if bad:
+            txt += "  CHECK %s" % r["check"]
+        ax.annotate(txt, (v, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7,
+                    color="red" if bad else "black")
+    ax.axvline(ceil, color="#d62728", ls="--", lw=1.2, label="%s ceiling %.0f %s" % (t["ceiling"], ceil, unit))
+    vend = [v for r, v in zip(rows, vals) if r["kind"] == "vendor" and v]
+    if vend:
+        ax.axvline(vend[0], color="#ff7f0e", ls=":", lw=1.4, label="vendor %.0f %s" % (vend[0], unit))
+    bk = book_for(book, t)
+    if bk:
+        bx, by = [], []
+        for b in bk:
+            if b["rung"] in names:
+                v = b["value"]
+                if b.get("unit") == "ms":
+                    v = (t["flops"] if t["ceiling"] == "fp32" else t["bytes"]) / v / 1e6
+                bx.append(v)
+                by.append(ys[names.index(b["rung"])])
+        if bx:
+            devs = sorted({b["device"] for b in bk})
+            ax.scatter(bx, by, marker="D", color="black", s=22, zorder=4,
+                       label="the book: %s (%s)" % (", ".join(devs), ", ".join(sorted({b["source"] for b in bk}))))
+    ax.set_yticks(ys)
+    ax.set_yticklabels(names, fontsize=8)
+    ax.set_xlabel("%s (minimum traffic%s / median time)" % (unit, " flops" if unit == "GFLOP/s" else " bytes"))
+    top = max(present + [ceil]) if present else ceil
+    if logx:  # room on the right for the labels: a decade
+        ax.set_xscale("log")
+        ax.set_xlim(min(present) / 2, top * 12)
+    else:
+        ax.set_xlim(0, top * 1.45)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=3, frameon=False)
+    ax.set_title("%s — %s\n%s" % (t["title"], t["case"], subtitle(run)), fontsize=10, pad=22)
+    cap = "%s: %s a call%s; bars are rungs (dark: the default), orange the vendor, grey references." % (
+        t["case"], fmt_amount(t["bytes"]) + "B", (", %sFLOP" % fmt_amount(t["flops"])) if t["flops"] else "")
+    if t.get("note"):
+        cap += " " + t["note"]
+    return ch.save(fig, "ladder-%s-%s" % (slug(t["pattern"]), slug(label_of(t))),
+                   "%s — %s" % (t["title"], t["case"]), cap)
+
+
+def draw_sweep(ch, run, t):
+    plt = ch.plt
+    rows = [r for r in t["rows"] if "block" in r]
+    unit = unit_of(t)
+    if not rows:
+        return draw_ladder(ch, run, t, [])
+    bxs = sorted({r["block"][0] for r in rows})
+    bys = sorted({r["block"][1] for r in rows})
+    grid = [[float("nan")] * len(bxs) for _ in bys]
+    fig, ax = plt.subplots(figsize=(1.1 * len(bxs) + 3.2, 0.75 * len(bys) + 2.2))
+    for r in rows:
+        v = rate_of(t, r)
+        if v:
+            grid[bys.index(r["block"][1])][bxs.index(r["block"][0])] = v
+    im = ax.imshow(grid, cmap="viridis", origin="lower", aspect="auto")
+    for r in rows:
+        i, j = bys.index(r["block"][1]), bxs.index(r["block"][0])
+        v = grid[i][j]
+        txt = ("%.0f\n%.3g ms" % (v, r["ms_median"])) if v == v and r.get("ms_median") else "-"
+        if r.get("book_ms"):
+            txt += "\nbook %.3g ms" % r["book_ms"]
+        ax.text(j, i, txt, ha="center", va="center", fontsize=7,
+                color="white" if v == v and v < 0.6 * max(x for row in grid for x in row if x == x) else "black")
+    ax.set_xticks(range(len(bxs)))
+    ax.set_xticklabels([str(int(b)) for b in bxs])
+    ax.set_yticks(range(len(bys)))
+    ax.set_yticklabels([str(int(b)) for b in bys])
+    ax.set_xlabel("block x (threads)")
+    ax.set_ylabel("block y (threads)")
+    cb = fig.colorbar(im, ax=ax)
+    cb.set_label(unit)
+    ax.set_title("%s — %s: block shapes\n%s" % (t["title"], t["case"], subtitle(run)), fontsize=10)
+    cap = "Rate over the block shapes of the sweep (cells: %s, median ms; the book's ms where it prints one)." % unit
+    return ch.save(fig, "sweep-%s-%s" % (slug(t["pattern"]), slug(label_of(t))),
+                   "%s — %s (sweep)" % (t["title"], t["case"]), cap)
+
+
+def draw_timeline(ch, run, t):
+    plt = ch.plt
+    lanes = []
+    for r in t["rows"]:
+        if r["lane"] not in lanes:
+            lanes.append(r["lane"])
+    fig, ax = plt.subplots(figsize=(9.5, 0.45 * len(lanes) + 1.8))
+    ops = sorted({r.get("op", r["name"]) for r in t["rows"]})
+    cmap = plt.get_cmap("tab10")
+    for r in t["rows"]:
+        y = len(lanes) - 1 - lanes.index(r["lane"])
+        op = r.get("op", r["name"])
+        ax.barh(y, r["end_ms"] - r["start_ms"], left=r["start_ms"], height=0.6,
+                color=cmap(ops.index(op) % 10), edgecolor="black", lw=0.3)
+    from matplotlib.patches import Patch
+    ax.set_yticks(range(len(lanes)))
+    ax.set_yticklabels(lanes[::-1], fontsize=8)
+    ax.set_xlabel("time (ms)")
+    ax.legend(handles=[Patch(color=cmap(k % 10), label=op) for k, op in enumerate(ops)], fontsize=7,
+              loc="lower left", bbox_to_anchor=(0, 1.0), ncol=min(len(ops), 6), frameon=False)
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.set_title("%s — %s\n%s" % (t["title"], t["case"], subtitle(run)), fontsize=10, pad=20)
+    return ch.save(fig, "timeline-%s-%s" % (slug(t["pattern"]), slug(label_of(t))),
+                   "%s — %s (timeline)" % (t["title"], t["case"]), t.get("note", "Each bar: one operation on its stream or engine."))
+
+
+def draw_histogram(ch, run, t):
+    plt = ch.plt
+    fig, ax = plt.subplots(figsize=(9.5, 4.2))
+    cols = {"r": "#d62728", "red": "#d62728", "g": "#2ca02c", "green": "#2ca02c", "b": "#1f77b4",
+            "blue": "#1f77b4", "a": "#7f7f7f", "alpha": "#7f7f7f", "gray": "#404040"}
+    lo, hi = t.get("lower", 0), t.get("upper", None)
+    for r in t["rows"]:
+        c = r["counts"]
+        top = hi if hi is not None else len(c)
+        w = (top - lo) / len(c)
+        xs = [lo + (k + 0.5) * w for k in range(len(c))]
+        ax.step(xs, c, where="mid", color=cols.get(r["name"].lower(), None), lw=1, label=r["name"])
+    ax.set_xlabel(t.get("x_label", "value"))
+    ax.set_ylabel("count")
+    if t.get("log_counts"):
+        ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    ax.set_title("%s — %s\n%s" % (t["title"], t["case"], subtitle(run)), fontsize=10)
+    return ch.save(fig, "histogram-%s-%s" % (slug(t["pattern"]), slug(label_of(t))),
+                   "%s — %s (histogram)" % (t["title"], t["case"]), t.get("note", "Counts per bin."))
+
+
+def draw_accuracy(ch, run, t):
+    plt = ch.plt
+    rows = t["rows"]
+    fig, ax = plt.subplots(figsize=(9.5, max(2.6, 0.32 * len(rows) + 1.6)))
+    ys = list(range(len(rows)))[::-1]
+    errs = [r["error"] for r in rows]
+    tiny = min([e for e in errs if e] or [1e-17]) / 10
+    ax.barh(ys, [e if e else tiny for e in errs], color="#9467bd", height=0.7)
+    for y, r in zip(ys, rows):
+        ax.annotate("%.3g" % r["error"] if r["error"] is not None else "n/a", (r["error"] or tiny, y),
+                    xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
+        if r.get("bound"):
+            ax.plot([r["bound"]], [y], marker="|", color="red", ms=12)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([r["name"] for r in rows], fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel(t.get("x_label", "relative error"))
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.set_title("%s — %s\n%s" % (t["title"], t["case"], subtitle(run)), fontsize=10)
+    return ch.save(fig, "accuracy-%s-%s" % (slug(t["pattern"]), slug(label_of(t))),
+                   "%s — %s (accuracy)" % (t["title"], t["case"]),
+                   t.get("note", "Error per rung (log scale); red ticks: the rung's bound."))
+
+
+# ----------------------------------------------------------------- page --
+
+def svg_inline(path):
+    with open(path, encoding="utf-8") as f:
+        s = f.read()
+    i = s.find("<svg")
+    s = s[i:] if i >= 0 else s
+    return re.sub(r"<metadata>.*?</metadata>", "", s, flags=re.S)  # RDF about the file, not the chart
+
+
+def numbers_table(run, t):
+    unit = unit_of(t)
+    out = ["<table><tr><th>row</th><th>kind</th><th>median ms</th><th>%s</th><th>%% of %s</th>"
+           "<th>vs prev</th><th>vs vendor</th><th>check</th><th>technique</th></tr>" % (unit, t["ceiling"])]
+    for r in t["rows"]:
+        v = rate_of(t, r)
+        cell = lambda x, f: (f % x) if isinstance(x, NUM) and x is not None else ""
+        out.append("<tr%s><td>%s%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+                   "<td>%s</td><td>%s</td></tr>" % (
+                       ' class="default"' if r.get("default") else "", html.escape(r["name"]),
+                       " (default)" if r.get("default") else "", html.escape(r.get("kind", "")),
+                       cell(r.get("ms_median"), "%.4f"), cell(v, "%.1f"),
+                       cell(v / ceiling_of(run, t) * 100 if v else None, "%.1f"),
+                       cell(r.get("speedup_prev"), "%.2fx"), cell(r.get("vs_vendor"), "%.2fx"),
+                       html.escape(r.get("check", "")),
+                       html.escape(r.get("technique", "") + (" [%s]" % r["source"] if r.get("source") else ""))))
+    out.append("</table>")
+    return "\n".join(out)
+
+
+CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:2em}
+figure{margin:1.2em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:.85em;color:#444}
+table{border-collapse:collapse;font-size:.8em;margin:.5em 0}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
+td:first-child,td:last-child,th:last-child{text-align:left}tr.default{font-weight:bold}
+.meta td{text-align:left}nav a{margin-right:1em}details{margin:.3em 0 1.5em}"""
+
+
+def write_page(stage, runs, ch, sections, classes):
+    run0 = runs[0]
+    made = {m[0]: m for m in ch.made}
+    p = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+         "<title>cupat report — %s</title><style>%s</style></head><body>" % (html.escape(run0["device"]), CSS),
+         "<h1>cupat report</h1>",
+         "<table class=\"meta\">"]
+    for run in runs:
+        p.append("<tr><td>%s</td><td>%s</td><td>%s</td><td>commit %s</td><td>%s backend</td></tr>" % (
+            html.escape(os.path.basename(run["_path"])), html.escape(run["device"]), html.escape(run["date"]),
+            html.escape(run["commit"]), html.escape(run["backend"])))
+    c = run0["ceilings"]
+    p.append("</table><p>Ceilings measured in the run: copy %.1f GB/s, read %.1f GB/s, FP32 %.0f GFLOP/s. "
+             "Every rate is the minimum traffic (or flops) of the case over the median time; "
+             "rows whose check failed are hatched in red.</p>" % (c["copy_gbs"], c["read_gbs"], c["fp32_gflops"]))
+    p.append("<nav>" + " ".join('<a href="#%s">%s</a>' % (html.escape(s[0]), html.escape(s[1]))
+                               for s in sections) + "</nav>")
+
+    def figure(name):
+        n, title, cap = made[name]
+        return ('<figure id="chart-%s">%s<figcaption>%s <a href="png/%s.png">PNG</a> · <a href="svg/%s.svg">SVG</a>'
+                "</figcaption></figure>" % (n, svg_inline(os.path.join(stage, "svg", n + ".svg")),
+                                            html.escape(cap), n, n))
+
+    for sid, stitle, items in sections:
+        p.append('<h2 id="%s">%s</h2>' % (html.escape(sid), html.escape(stitle)))
+        for kind, payload in items:
+            if kind == "chart":
+                p.append(figure(payload))
+            elif kind == "numbers":
+                run, t = payload
+                p.append("<details><summary>the numbers</summary>%s</details>" % numbers_table(run, t))
+            elif kind == "classes":
+                p.append("<table><tr><th>pattern</th><th>case</th><th>FLOP/B</th><th>bound</th>"
+                         "<th>best rung</th><th>GFLOP/s</th><th>of roof</th></tr>")
+                for pat, case, ai, bound, rung, g, frac in classes:
+                    p.append("<tr><td>%s</td><td>%s</td><td>%.3g</td><td>%s</td><td>%s</td><td>%.1f</td>"
+                             "<td>%.0f%%</td></tr>" % (html.escape(pat), html.escape(case), ai, bound,
+                                                      html.escape(rung), g, frac * 100))
+                p.append("</table>")
+    p.append("</body></html>")
+    with open(os.path.join(stage, "index.html"), "w", encoding="utf-8") as f:
+        f.write("\n".join(p))
+    with open(os.path.join(stage, "charts.json"), "w", encoding="utf-8") as f:
+        json.dump({"charts": [{"name": n, "title": t, "svg": "svg/%s.svg" % n, "png": "png/%s.png" % n}
+                              for n, t, _ in ch.made]}, f, indent=1)
+
+
+def publish(stage, out):
+    """Moves the staged page into out, replacing an earlier report there."""
+    os.makedirs(out, exist_ok=True)
+    for sub in ("svg", "png"):
+        dst = os.path.join(out, sub)
+        if os.path.isdir(dst):
+            shutil.rmtree(dst)
+        shutil.move(os.path.join(stage, sub), dst)
+    for f in ("charts.json", "index.html"):  # the page last: it names the rest
+        os.replace(os.path.join(stage, f), os.path.join(out, f))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="cupat report", description="Draw cupat bench results.")
+    ap.add_argument("results", nargs="+", help="JSON files written by `cupat bench --json`")
+    ap.add_argument("--out", default="report", help="folder for index.html, svg/ and png/ (default: report)")
+    ap.add_argument("--book", default=os.path.join(HERE, "book_figures.json"),
+                    help="the books' figures to set beside ours")
+    a = ap.parse_args(argv)
+    try:
+        runs = [load(p) for p in a.results]
+        book = load_book(a.book)
+    except InputError as e:
+        die("%s; no page written" % e, EXIT_INPUT)
+    except (OSError, ValueError) as e:
+        die("%s: %s; no page written" % (a.book, e), EXIT_INPUT)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        die("matplotlib is not installed for %s: install it (Debian/Ubuntu: apt-get install "
+            "python3-matplotlib; elsewhere: %s -m pip install matplotlib), or name another "
+            "interpreter with --python" % (sys.executable, sys.executable), EXIT_NO_PLOT)
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    matplotlib.rcParams["svg.hashsalt"] = "cupat"  # same ids, same files, run after run
+    out = os.path.abspath(a.out)
+    parent = os.path.dirname(out)
+    try:
+        os.makedirs(parent, exist_ok=True)
+    except OSError as e:
+        die("--out %s: cannot create %s: %s" % (a.out, parent, e.strerror), 2)
+    stage = tempfile.mkdtemp(prefix=".cupat-report-", dir=parent)
+    try:
+        ch = Charts(plt, stage)
+        roof, classes = draw_roofline(ch, runs)
+        sections = [("roofline", "Roofline", [("chart", roof), ("classes", None)])]
+        by_pattern = {}
+        for run in runs:
+            for t in run["tables"]:
+                by_pattern.setdefault(t["pattern"], []).append((run, t))
+        for pat, tabs in by_pattern.items():
+            items = []
+            for run, t in tabs:
+                draw = {"ladder": lambda: draw_ladder(ch, run, t, book), "sweep": lambda: draw_sweep(ch, run, t),
+                        "timeline": lambda: draw_timeline(ch, run, t),
+                        "histogram": lambda: draw_histogram(ch, run, t),
+                        "accuracy": lambda: draw_accuracy(ch, run, t)}[t["kind"]]
+                items.append(("chart", draw()))
+                if t["kind"] in ("ladder", "sweep"):
+                    items.append(("numbers", (run, t)))
+            sections.append(("p-" + slug(pat), pat, items))
+        write_page(stage, runs, ch, sections, classes)
+        publish(stage, out)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    print("cupat report: %d charts, %s" % (len(ch.made), os.path.join(out, "index.html")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
