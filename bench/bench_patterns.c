@@ -23,6 +23,8 @@ cupat_status bench_dot_cases(bench_run *run, const bench_size *size);
 cupat_status bench_scan_cases(bench_run *run, const bench_size *size);
 cupat_status bench_segscan_cases(bench_run *run, const bench_size *size);
 cupat_status bench_select_cases(bench_run *run, const bench_size *size);
+/* bench_histogram.c */
+cupat_status bench_histogram_cases(bench_run *run, const bench_size *size);
 /* bench_gemm.c */
 cupat_status bench_gemm_cases(bench_run *run, const bench_size *size);
 cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size);
@@ -43,6 +45,7 @@ const bench_pattern bench_patterns[] = {
     {"scan", bench_scan_cases, NULL, "2^24", "2^22"},
     {"segscan", bench_segscan_cases, NULL, "2^24", "2^22"},
     {"select", bench_select_cases, NULL, "2^24", "2^22"},
+    {"histogram", bench_histogram_cases, NULL, "2^24", "2^22"},
     {"transpose", bench_transpose_cases, NULL, "4096x4096", "2048x2048"},
     {"stencil1d", bench_stencil1d_cases, NULL, "2^24", "2^22"},
     {"gemm", bench_gemm_cases, bench_gemm_sweep, "2048", "256"},

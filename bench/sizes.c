@@ -74,6 +74,10 @@ static double need_select(const bench_size *s, char *err, size_t len)
 {
     return 20.0 * count(s); /* x, flags, y and a copy */
 }
+static double need_histogram(const bench_size *s, char *err, size_t len)
+{
+    return 4.0 * count(s) + 3.0 * 3840 * 2160; /* f32 samples, the RGB image */
+}
 static double need_transpose(const bench_size *s, char *err, size_t len)
 {
     return 16.0 * area(s); /* f64 in and out */
@@ -119,6 +123,8 @@ const bench_size_model bench_size_models[] = {
      need_scan},
     {"segscan", "elements, keys in runs of 1000 (default 2^28; CPU 2^24)", need_segscan},
     {"select", "elements: select, partition, unique (default 2^28; CPU 2^24)", need_select},
+    {"histogram", "samples: u8 and f32 tables (default u8 1 GiB, f32 2^28, RGB 3840x2160; CPU 2^24)",
+     need_histogram},
     {"transpose", "ROWSxCOLS, or a count made square, f32 and f64 (default 16384x16384; CPU "
                   "4096x4096)",
      need_transpose},
