@@ -226,6 +226,17 @@ __global__ void k_vote(const unsigned *pred, const unsigned *vals, const u64 *v6
     out[17 * n + t] = (unsigned)detail::reduce_sync_shfl(i, m, detail::redux_op_max());
 }
 
+// warp_aggregate_add: out[t] = the group's sum, out[n + t] = leader.
+__global__ void k_aggregate(const int *keys, const unsigned *v, const unsigned *mask, unsigned *out, int n)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x, w = t / 32;
+    const unsigned m = mask[w];
+    if (!((m >> lane_id()) & 1u)) return;
+    bool leader;
+    out[t] = warp_aggregate_add(keys[t], v[t], leader, m);
+    out[n + t] = leader ? 1u : 0u;
+}
+
 // lane_id / lanemask_lt in a 2D block (32 x 3 is fine; 24 x 4 puts warps
 // across rows, where threadIdx.x & 31 would be wrong).
 __global__ void k_lane(unsigned *out)
@@ -543,6 +554,44 @@ static void test_vote()
     cudaFree(di);
 }
 
+static void test_aggregate()
+{
+    const int NWARP = 8, n = NWARP * 32;
+    std::vector<int> keys(n);
+    std::vector<unsigned> v(n), mask(NWARP);
+    for (int t = 0; t < n; t++) {
+        keys[t] = (t / 32) % 2 ? 5 : (int)(test_rand() % 4) - 1; // all-equal warps and mixed ones
+        v[t] = (unsigned)test_rand();
+    }
+    for (int w = 0; w < NWARP; w++) mask[w] = w < 4 ? FULL_MASK : (unsigned)test_rand() | 1u << (w % 32);
+    int *dk = dup(keys);
+    unsigned *dv = dup(v), *dm = dup(mask), *dout = dalloc<unsigned>((size_t)2 * n);
+    k_aggregate<<<2, n / 2>>>(dk, dv, dm, dout, n);
+    CUDA_OK(cudaGetLastError());
+    std::vector<unsigned> got = back(dout, (size_t)2 * n);
+    int bad = 0;
+    for (int t = 0; t < n; t++) {
+        const int w = t / 32, l = t % 32, b = 32 * w;
+        const unsigned m = mask[w];
+        if (!((m >> l) & 1u)) continue;
+        unsigned sum = 0;
+        int first = -1;
+        for (int j = 0; j < 32; j++)
+            if (((m >> j) & 1u) && keys[b + j] == keys[t]) {
+                sum += v[b + j];
+                if (first < 0) first = j;
+            }
+        if ((got[t] != sum || got[n + t] != (unsigned)(first == l)) && bad++ == 0)
+            fprintf(stderr, "warp_aggregate_add warp %d lane %d: sum %08x leader %u, expected %08x %d\n", w, l,
+                    got[t], got[n + t], sum, first == l);
+    }
+    CHECK(bad == 0, "warp_aggregate_add: %d lanes wrong", bad);
+    cudaFree(dk);
+    cudaFree(dv);
+    cudaFree(dm);
+    cudaFree(dout);
+}
+
 static void test_lane()
 {
     const int shapes[2][2] = {{32, 3}, {24, 4}};
@@ -570,6 +619,7 @@ int main(int argc, char **argv)
     }
     test_seed();
     test_lane();
+    test_aggregate();
 
     test_warp_type<OpSum>(0u);
     test_warp_type<OpMin>(~0u);
