@@ -23,6 +23,10 @@ cupat_status bench_dot_cases(bench_run *run, const bench_size *size);
 cupat_status bench_scan_cases(bench_run *run, const bench_size *size);
 cupat_status bench_segscan_cases(bench_run *run, const bench_size *size);
 cupat_status bench_select_cases(bench_run *run, const bench_size *size);
+/* bench_sort.c: merge, sort, segmented sort */
+cupat_status bench_merge_cases(bench_run *run, const bench_size *size);
+cupat_status bench_sort_cases(bench_run *run, const bench_size *size);
+cupat_status bench_segsort_cases(bench_run *run, const bench_size *size);
 /* bench_histogram.c */
 cupat_status bench_histogram_cases(bench_run *run, const bench_size *size);
 /* bench_gemm.c */
@@ -46,6 +50,9 @@ const bench_pattern bench_patterns[] = {
     {"segscan", bench_segscan_cases, NULL, "2^24", "2^22"},
     {"select", bench_select_cases, NULL, "2^24", "2^22"},
     {"histogram", bench_histogram_cases, NULL, "2^24", "2^22"},
+    {"merge", bench_merge_cases, NULL, "2^24", "2^20"},
+    {"sort", bench_sort_cases, NULL, "2^22", "2^18"},
+    {"segsort", bench_segsort_cases, NULL, "2^14", "2^10"},
     {"transpose", bench_transpose_cases, NULL, "4096x4096", "2048x2048"},
     {"stencil1d", bench_stencil1d_cases, NULL, "2^24", "2^22"},
     {"gemm", bench_gemm_cases, bench_gemm_sweep, "2048", "256"},

@@ -74,6 +74,18 @@ static double need_select(const bench_size *s, char *err, size_t len)
 {
     return 20.0 * count(s); /* x, flags, y and a copy */
 }
+static double need_merge(const bench_size *s, char *err, size_t len)
+{
+    return 12.0 * count(s); /* a, b, out (u32) and the copy */
+}
+static double need_sort(const bench_size *s, char *err, size_t len)
+{
+    return 40.0 * count(s); /* u64 in, out, the sort's double buffer and the copy */
+}
+static double need_segsort(const bench_size *s, char *err, size_t len)
+{
+    return 8.0 * 520.0 * 4.0 * count(s); /* about 520 u32 keys a segment: in, out, buffer, copy */
+}
 static double need_histogram(const bench_size *s, char *err, size_t len)
 {
     return 4.0 * count(s) + 3.0 * 3840 * 2160; /* f32 samples, the RGB image */
@@ -123,6 +135,9 @@ const bench_size_model bench_size_models[] = {
      need_scan},
     {"segscan", "elements, keys in runs of 1000 (default 2^28; CPU 2^24)", need_segscan},
     {"select", "elements: select, partition, unique (default 2^28; CPU 2^24)", need_select},
+    {"merge", "outputs: two sorted u32 halves of n / 2 (default 2 x 2^27; CPU 2 x 2^21)", need_merge},
+    {"sort", "keys: u32, u32/u32 pairs, u64, f32 (default 2^28; CPU 2^22)", need_sort},
+    {"segsort", "segments of 16..1024 u32 keys (default 2^20; CPU 2^14)", need_segsort},
     {"histogram", "samples: u8 and f32 tables (default u8 1 GiB, f32 2^28, RGB 3840x2160; CPU 2^24)",
      need_histogram},
     {"transpose", "ROWSxCOLS, or a count made square, f32 and f64 (default 16384x16384; CPU "

@@ -429,6 +429,75 @@ cupat_status cupat_partition(cupat_ctx *ctx, cupat_type type, size_t n, const vo
 cupat_status cupat_unique(cupat_ctx *ctx, cupat_type type, size_t n, const void *x, void *y,
                           uint64_t *count);
 
+
+/* ------------------------------------------------------- merge and sort -- */
+/* Key order of cupat_merge and the sorts. Integers by value. Floats (f32,
+ * f64) in a total order on their bits, the usual radix-sort bit flip
+ * (negative: all bits inverted; positive: the sign bit set):
+ *   -NaN (largest payload first) < ... < -NaN (smallest payload) < -inf
+ *   < negative numbers < -denormals < -0 < +0 < +denormals < ... < +inf
+ *   < +NaN (smallest payload) < ... < +NaN (largest payload)
+ * so -0 sorts before +0 and every NaN has one place: negative NaNs first,
+ * positive NaNs last. DESCENDING is the exact reverse of that order. Every
+ * merge and sort is stable: equal keys (same bits; for a bit range, same
+ * bits in the range) keep their input order, in either direction. */
+typedef enum cupat_sort_order {
+    CUPAT_SORT_ASCENDING = 0,
+    CUPAT_SORT_DESCENDING = 1
+} cupat_sort_order;
+
+/* Merge two sorted arrays into one (pattern "merge", PMPP ch. 12):
+ * a_keys[0, na) and b_keys[0, nb), each sorted in `order`, into
+ * keys_out[0, na + nb) sorted in `order`; equal keys keep a's before b's
+ * (stable). key_type: any cupat_type. value_size 0 merges keys alone (the
+ * value pointers must then be NULL); 4 or 8 carries a_values / b_values
+ * (value_size bytes each, moved as raw words) to values_out alongside their
+ * keys. Unsorted inputs give every element once in an unspecified order.
+ * Outputs must not overlap any input. n beyond 2^32 works. Stream-ordered. */
+cupat_status cupat_merge(cupat_ctx *ctx, cupat_type key_type, size_t value_size,
+                         cupat_sort_order order, size_t na, const void *a_keys,
+                         const void *a_values, size_t nb, const void *b_keys,
+                         const void *b_values, void *keys_out, void *values_out);
+
+/* Stable sort of n keys (pattern "sort", PMPP ch. 13), optionally with values
+ * (value_size 0: keys alone, values pointers NULL; 4 or 8: values moved with
+ * their keys as raw words, e.g. u32 or u64 indices). key_type: U32, I32, F32,
+ * U64, I64, F64, in the order described above. keys_out may be exactly
+ * keys_in (in place; likewise values_out == values_in); any other overlap
+ * between outputs and inputs is refused. The double buffer the passes need
+ * comes from the context's scratch pool (n keys and n values of it, plus
+ * small tables), so nothing is sized by the caller. n may exceed 2^32.
+ * The default CUDA rung is a single-pass-per-digit radix sort (one
+ * histogram pass over all digits, then one pass per 8-bit digit with
+ * decoupled look-back; Adinets & Merrill 2022). Stream-ordered. */
+cupat_status cupat_sort(cupat_ctx *ctx, cupat_type key_type, size_t value_size,
+                        cupat_sort_order order, size_t n, const void *keys_in,
+                        void *keys_out, const void *values_in, void *values_out);
+/* The same, ordering by bits [begin_bit, end_bit) of integer keys only
+ * (0 <= begin_bit < end_bit <= 32 or 64): keys equal in those bits keep their
+ * input order, so a caller who knows the keys are below 2^20 pays for 3
+ * digit passes instead of 4. For I32 / I64 the bits are those of the key
+ * with its sign bit inverted (the unsigned order of the signed values), as
+ * in CUB. Float keys refuse bit ranges (CUPAT_ERROR_INVALID_VALUE). */
+cupat_status cupat_sort_bits(cupat_ctx *ctx, cupat_type key_type, size_t value_size,
+                             cupat_sort_order order, size_t n, const void *keys_in,
+                             void *keys_out, const void *values_in, void *values_out,
+                             int begin_bit, int end_bit);
+
+/* Sort many independent segments (pattern "segsort"): segment s is
+ * [offsets[s], offsets[s + 1]), s < num_segments; offsets (num_segments + 1
+ * uint64_t, backend memory) must start at 0, end at n and never decrease
+ * (empty segments are fine). Each segment is sorted stably in `order`, keys
+ * and values as cupat_sort (in place allowed). Checking the offsets reads
+ * them on the device and this call waits for that check (one small
+ * device-to-host copy); the sorting itself is stream-ordered. Segments of up
+ * to 4096 keys are sorted by one block in shared memory; longer ones by the
+ * device sort. */
+cupat_status cupat_sort_segmented(cupat_ctx *ctx, cupat_type key_type, size_t value_size,
+                                  cupat_sort_order order, size_t n, size_t num_segments,
+                                  const uint64_t *offsets, const void *keys_in,
+                                  void *keys_out, const void *values_in, void *values_out);
+
 /* ---------------------------------------------------------- histogram -- */
 /* Histograms (pattern "histogram", PMPP ch. 9). Sample types: */
 typedef enum cupat_hist_sample {

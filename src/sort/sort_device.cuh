@@ -1,0 +1,311 @@
+// sort_device.cuh — what the merge and sort kernels share: the key order as
+// unsigned bits (Xf), the value types, relaxed status words, the block
+// digit ranking by warp match (Onesweep's WLMS) and the block radix sort of
+// one tile in shared memory built on it (segments, merge sort's tiles).
+#ifndef CUPAT_SORT_DEVICE_CUH
+#define CUPAT_SORT_DEVICE_CUH
+
+#include "core/cupat_warp.cuh"
+#include "internal.h"
+#include "sort/sort_internal.h"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cupat_sort_dev {
+
+typedef unsigned long long u64;
+
+// ------------------------------------------------------------- the order --
+// sort_xform on the device: fwd maps a key's bits to unsigned bits whose
+// unsigned order is the sort order (descending folded in); inv undoes it.
+// The identity (all masks 0) moves keys that are already transformed.
+template <typename U> struct Xf {
+    U m0, m1, d;
+    static constexpr int TOP = 8 * sizeof(U) - 1;
+    __host__ static Xf of(const sort_xform &x)
+    {
+        Xf f;
+        f.m0 = (U)x.m0;
+        f.m1 = (U)x.m1;
+        f.d = (U)x.d;
+        return f;
+    }
+    __host__ static Xf identity()
+    {
+        Xf f;
+        f.m0 = f.m1 = f.d = 0;
+        return f;
+    }
+    __device__ __forceinline__ U fwd(U u) const { return u ^ ((u >> TOP) ? m1 : m0) ^ d; }
+    __device__ __forceinline__ U inv(U t) const
+    {
+        U u = t ^ d;
+        return u ^ ((u >> TOP) ? m0 : m1);
+    }
+};
+
+// Values: NoVal for keys alone, else moved as raw 4- or 8-byte words.
+struct NoVal {};
+template <typename V> struct HasV : std::integral_constant<bool, !std::is_same<V, NoVal>::value> {};
+
+// Dispatch on (key bytes, value bytes) to f.template operator()<U, V>().
+template <class F> __host__ cupat_status dispatch_kv(size_t ks, size_t vs, F f)
+{
+    if (ks == 4) {
+        if (vs == 0) return f.template operator()<unsigned, NoVal>();
+        if (vs == 4) return f.template operator()<unsigned, unsigned>();
+        return f.template operator()<unsigned, u64>();
+    }
+    if (vs == 0) return f.template operator()<u64, NoVal>();
+    if (vs == 4) return f.template operator()<u64, unsigned>();
+    return f.template operator()<u64, u64>();
+}
+
+// --------------------------------------------------------- status words --
+__device__ __forceinline__ void st_relaxed(unsigned *p, unsigned v)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned ld_relaxed(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// ----------------------------------------------------- block digit rank --
+// Stable ranks of BLOCK x ITEMS digits (RADIX = 256) held warp-striped:
+// item j of lane l in warp w is tile element w*32*ITEMS + j*32 + l. Each warp
+// counts its digits in a private row of shared counters, one item a step:
+// __match_any_sync finds the lanes with the same digit, a lane's rank among
+// them is popc(peers & lanemask_lt), the highest of them adds the group's
+// size (Adinets & Merrill 2022, warp-level multi-split). Then per digit the
+// warps' counts are scanned (warp order = element order) and the digits'
+// tile starts are a block scan. A digit >= RADIX marks an empty slot: not
+// ranked, not counted.
+constexpr int RADIX = 256;
+
+template <int BLOCK, int ITEMS> struct BlockRank {
+    static constexpr int NW = BLOCK / 32;
+    static constexpr int TILE = BLOCK * ITEMS;
+    static constexpr int DPT = RADIX > BLOCK ? RADIX / BLOCK : 1; // digits a thread
+    static_assert(BLOCK % 32 == 0 && (RADIX % BLOCK == 0 || BLOCK >= RADIX), "BLOCK");
+    // hist[NW][RADIX], start[RADIX], count[RADIX]
+    static constexpr size_t SMEM_WORDS = (size_t)NW * RADIX + 2 * RADIX;
+    unsigned *hist, *start, *count;
+
+    __device__ __forceinline__ explicit BlockRank(unsigned *smem)
+        : hist(smem), start(smem + NW * RADIX), count(smem + NW * RADIX + RADIX)
+    {
+    }
+
+    // pos[j]: the element's place in the tile sorted stably by digit.
+    // Afterwards count[d] / start[d] hold the tile's digit counts and starts.
+    // Begins and ends with a barrier.
+    __device__ __forceinline__ void rank(const unsigned (&dig)[ITEMS], unsigned (&pos)[ITEMS])
+    {
+        const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+        __syncthreads(); // the previous use of the counters is over
+        for (int i = threadIdx.x; i < NW * RADIX; i += BLOCK) hist[i] = 0;
+        __syncthreads();
+        unsigned *h = hist + w * RADIX;
+        const unsigned lt = cupat_dev::lanemask_lt();
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++) {
+            const unsigned d = dig[j];
+            const bool valid = d < (unsigned)RADIX;
+            const unsigned peers = cupat_dev::warp_match_any(d);
+            const unsigned r = (unsigned)__popc(peers & lt), cnt = (unsigned)__popc(peers);
+            const unsigned pre = valid ? h[d] : 0u;
+            __syncwarp();
+            if (valid && r == cnt - 1) h[d] = pre + cnt;
+            __syncwarp();
+            pos[j] = pre + r;
+        }
+        __syncthreads();
+        unsigned tot[DPT], mine = 0;
+#pragma unroll
+        for (int k = 0; k < DPT; k++) {
+            const int d = (int)threadIdx.x * DPT + k;
+            tot[k] = 0;
+            if (d < RADIX) {
+                unsigned run = 0;
+                for (int ww = 0; ww < NW; ww++) {
+                    const unsigned c = hist[ww * RADIX + d];
+                    hist[ww * RADIX + d] = run;
+                    run += c;
+                }
+                tot[k] = run;
+                count[d] = run;
+            }
+            mine += tot[k];
+        }
+        unsigned total;
+        unsigned excl = cupat_dev::block_exclusive_scan<BLOCK>(mine, cupat_dev::OpSum(), 0u, total);
+#pragma unroll
+        for (int k = 0; k < DPT; k++) {
+            const int d = (int)threadIdx.x * DPT + k;
+            if (d < RADIX) start[d] = excl;
+            excl += tot[k];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++)
+            if (dig[j] < (unsigned)RADIX) pos[j] += start[dig[j]] + h[dig[j]];
+        __syncthreads();
+    }
+};
+
+// Digit of transformed key t for the pass at bit `shift` with `width` bits.
+template <typename U> __device__ __forceinline__ unsigned digit_of(U t, int shift, int width)
+{
+    return (unsigned)(t >> shift) & ((1u << width) - 1u);
+}
+
+// ------------------------------------------------------ block radix sort --
+// Sort len <= BLOCK*ITEMS keys (kin[0, len), their bits mapped by xi) stably
+// on bits [lo, hi) in shared memory, 8 bits a pass, and write them (mapped
+// by xo) to kout[0, len), their values (vin[origin]) to vout. kin may equal
+// kout, vin vout (everything is read before anything is written).
+// Shared memory: block_sort_smem<BLOCK, ITEMS, U>() bytes at `smem`.
+template <int BLOCK, int ITEMS, typename U> constexpr size_t block_sort_smem()
+{
+    return BlockRank<BLOCK, ITEMS>::SMEM_WORDS * 4 + (size_t)BLOCK * ITEMS * (sizeof(U) + 2);
+}
+
+template <int BLOCK, int ITEMS, typename U, typename V>
+__device__ __forceinline__ void block_sort(const U *kin, const V *vin, U *kout, V *vout, unsigned len, Xf<U> xi,
+                                           Xf<U> xo, int lo, int hi, unsigned char *smem)
+{
+    typedef BlockRank<BLOCK, ITEMS> BR;
+    constexpr int TILE = BR::TILE;
+    BR br((unsigned *)smem);
+    U *sk = (U *)(smem + BR::SMEM_WORDS * 4);
+    unsigned short *sx = (unsigned short *)(sk + TILE);
+    const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+    U key[ITEMS];
+    unsigned short org[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const unsigned e = w * 32 * ITEMS + j * 32 + lane;
+        key[j] = e < len ? xi.fwd(kin[e]) : (U)0;
+        org[j] = (unsigned short)e;
+    }
+    for (int shift = lo; shift < hi; shift += 8) {
+        const int width = hi - shift < 8 ? hi - shift : 8;
+        unsigned dig[ITEMS], pos[ITEMS];
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++) {
+            const unsigned e = w * 32 * ITEMS + j * 32 + lane;
+            dig[j] = e < len ? digit_of(key[j], shift, width) : 0xffffffffu;
+        }
+        br.rank(dig, pos);
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++)
+            if (dig[j] != 0xffffffffu) {
+                sk[pos[j]] = key[j];
+                sx[pos[j]] = org[j];
+            }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++) {
+            const unsigned e = w * 32 * ITEMS + j * 32 + lane;
+            if (e < len) {
+                key[j] = sk[e];
+                org[j] = sx[e];
+            }
+        }
+    }
+    // key[j] / org[j] now hold sorted element e (warp-striped).
+    if constexpr (HasV<V>::value) {
+        V val[ITEMS];
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++) {
+            const unsigned e = w * 32 * ITEMS + j * 32 + lane;
+            if (e < len) val[j] = vin[org[j]];
+        }
+        __syncthreads(); // every value read before any is written (vin == vout)
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++) {
+            const unsigned e = w * 32 * ITEMS + j * 32 + lane;
+            if (e < len) vout[e] = val[j];
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const unsigned e = w * 32 * ITEMS + j * 32 + lane;
+        if (e < len) kout[e] = xo.inv(key[j]);
+    }
+}
+
+// ----------------------------------------------------------- co-rank ----
+// How many of the first k outputs of the stable merge of a[0, na) and
+// b[0, nb) come from a (ties: a first). a(i), b(j) give transformed keys.
+template <class FA, class FB>
+__device__ __forceinline__ size_t corank(size_t k, FA a, size_t na, FB b, size_t nb)
+{
+    size_t lo = k > nb ? k - nb : 0, hi = k < na ? k : na;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (!(b(k - 1 - mid) < a(mid))) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+
+// ------------------------------------------------------ pass buffers ----
+// Keys (and values) go through P passes, ping-ponging between the output and
+// a scratch buffer so that the last pass lands in the output. In place with
+// P odd, the first pass would read and write the same array: the input is
+// first copied to the scratch buffer and read from there.
+template <typename U, typename V> struct PingPong {
+    const U *kin;
+    const V *vin;
+    U *kout, *kalt;
+    V *vout, *valt;
+    int P;
+    __host__ cupat_status prepare(cupat_ctx *ctx, size_t n)
+    {
+        if (P % 2 == 1 && (const void *)kin == (const void *)kout) {
+            CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(kalt, kin, n * sizeof(U), cudaMemcpyDeviceToDevice, ctx->stream));
+            kin = kalt;
+        }
+        if constexpr (HasV<V>::value) {
+            if (P % 2 == 1 && (const void *)vin == (const void *)vout) {
+                CUPAT_CUDA_TRY(ctx,
+                               cudaMemcpyAsync(valt, vin, n * sizeof(V), cudaMemcpyDeviceToDevice, ctx->stream));
+                vin = valt;
+            }
+        }
+        return CUPAT_SUCCESS;
+    }
+    __host__ bool to_out(int p) const { return (P - 1 - p) % 2 == 0; }
+    __host__ U *kdst(int p) const { return to_out(p) ? kout : kalt; }
+    __host__ V *vdst(int p) const { return to_out(p) ? vout : valt; }
+    __host__ const U *ksrc(int p) const { return p == 0 ? kin : kdst(p - 1); }
+    __host__ const V *vsrc(int p) const { return p == 0 ? vin : vdst(p - 1); }
+};
+
+// Carve scratch: consecutive 256-byte aligned pieces.
+struct Carver {
+    char *base;
+    size_t off;
+    template <typename T> __host__ T *take(size_t count)
+    {
+        T *p = (T *)(base ? base + off : nullptr);
+        off += (count * sizeof(T) + 255) / 256 * 256;
+        return p;
+    }
+};
+
+// Launch geometry helpers.
+inline unsigned grid_of(size_t n, size_t per_block)
+{
+    size_t g = (n + per_block - 1) / per_block;
+    return (unsigned)(g < 1 ? 1 : g);
+}
+
+} // namespace cupat_sort_dev
+#endif

@@ -1,0 +1,291 @@
+// sort_onesweep.cu — the default CUDA sort: an Onesweep-class LSD radix sort
+// (Adinets & Merrill 2022, "Onesweep: a faster least significant digit
+// radix sort for GPUs"; CUB's DeviceRadixSort onesweep path).
+//
+//   1. k_upsweep: one read of the keys counts every 8-bit digit of every
+//      pass at once (shared-memory histograms, P x 256 bins a block, added to
+//      global counters).
+//   2. k_bins: per pass, the exclusive scan of the 256 digit totals: where
+//      each digit's keys start in the output.
+//   3. one k_onesweep launch a digit pass, each block one tile of
+//      BLOCK x ITEMS keys taken in order from an atomic counter:
+//        - keys loaded warp-striped (coalesced), mapped to order bits;
+//        - ranked in shared memory (BlockRank: per-warp counters, warp match
+//          for equal digits, a block scan of the digit totals), which gives
+//          each key its place in the tile sorted by digit;
+//        - the tile's count of each digit published at once in a status word
+//          (2 flag bits + 30 count bits: A = tile count only, P = inclusive
+//          prefix), one word a (tile, digit), thread d for digit d;
+//        - thread d walks back over the preceding tiles' words for digit d,
+//          adding A counts until a P (decoupled look-back, Merrill & Garland
+//          2016), publishes its own P;
+//        - keys scattered into shared memory by rank, then written out
+//          striped: consecutive keys of one digit go to consecutive
+//          addresses (coalesced runs); values follow the same way.
+//      So each pass reads the keys once and writes them once: about
+//      2 (key + value) bytes a key a pass, plus the upsweep's one read.
+// Status counts have 30 bits: the keys are processed in portions of fewer
+// than 2^30 (each with its own digit bases), so n may exceed 2^32.
+// Bit ranges trim the passes: ceil((hi - lo) / 8) of them, the last one with
+// the leftover bits. Up to 4096 keys, one block sorts everything in shared
+// memory (block_sort).
+#include "sort/sort_device.cuh"
+
+namespace cupat_sort_dev {
+
+constexpr unsigned FLAG_A = 1u << 30, FLAG_P = 2u << 30, VALUE_MASK = (1u << 30) - 1;
+constexpr int UP_BLOCK = 256, UP_ITEMS = 16;
+
+// Tuning: (threads, keys a thread) by key width. 384 x 15 for 4-byte keys
+// (tiles of 5760), 256 x 15 for 8-byte keys (3840): the registers of a
+// thread hold its keys, their digits and ranks (and values).
+template <typename U> struct OsCfg;
+template <> struct OsCfg<unsigned> {
+    static constexpr int BLOCK = 384, ITEMS = 15;
+};
+template <> struct OsCfg<unsigned long long> {
+    static constexpr int BLOCK = 256, ITEMS = 15;
+};
+
+template <typename U>
+__global__ void __launch_bounds__(UP_BLOCK) k_upsweep(const U *__restrict__ src, size_t len, Xf<U> xi, int lo, int hi,
+                                                      unsigned *__restrict__ hist)
+{
+    __shared__ unsigned h[8 * RADIX];
+    const int P = (hi - lo + 7) / 8;
+    for (int i = threadIdx.x; i < P * RADIX; i += UP_BLOCK) h[i] = 0;
+    __syncthreads();
+    const size_t stride = (size_t)gridDim.x * UP_BLOCK;
+    for (size_t i = (size_t)blockIdx.x * UP_BLOCK + threadIdx.x; i < len; i += stride) {
+        const U t = xi.fwd(src[i]);
+        for (int p = 0; p < P; p++) {
+            const int shift = lo + 8 * p, width = hi - shift < 8 ? hi - shift : 8;
+            atomicAdd(&h[p * RADIX + digit_of(t, shift, width)], 1u);
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < P * RADIX; i += UP_BLOCK)
+        if (h[i]) atomicAdd(&hist[i], h[i]);
+}
+
+// hist[q][p][d] (Q portions, P passes) -> bins[q][p][d]: where portion q's
+// keys of digit d start in pass p's output.
+__global__ void __launch_bounds__(RADIX) k_bins(const unsigned *__restrict__ hist, u64 *__restrict__ bins, int Q, int P)
+{
+    const int d = threadIdx.x;
+    for (int p = 0; p < P; p++) {
+        u64 tot = 0;
+        for (int q = 0; q < Q; q++) tot += hist[((size_t)q * P + p) * RADIX + d];
+        u64 all;
+        u64 run = cupat_dev::block_exclusive_scan<RADIX>(tot, cupat_dev::OpSum(), 0ull, all);
+        for (int q = 0; q < Q; q++) {
+            const size_t at = ((size_t)q * P + p) * RADIX + d;
+            bins[at] = run;
+            run += hist[at];
+        }
+    }
+}
+
+template <int BLOCK, int ITEMS, typename U, typename V> struct OsSmem {
+    typedef BlockRank<BLOCK, ITEMS> BR;
+    static constexpr int TILE = BLOCK * ITEMS;
+    static constexpr size_t KV = (size_t)TILE * (sizeof(U) > sizeof(V) || !HasV<V>::value ? sizeof(U) : sizeof(V));
+    static constexpr size_t GOFF = BR::SMEM_WORDS * 4; // after the rank counters
+    static constexpr size_t DATA = GOFF + RADIX * sizeof(u64);
+    static constexpr size_t BYTES = DATA + KV;
+};
+
+// One digit pass over one portion: src / dst point at the portion's first
+// key (dst: the whole output, offsets from bins are global).
+template <int BLOCK, int ITEMS, typename U, typename V>
+__global__ void __launch_bounds__(BLOCK)
+    k_onesweep(const U *__restrict__ src, const V *__restrict__ vsrc, size_t len, U *__restrict__ dst,
+               V *__restrict__ vdst, int shift, int width, Xf<U> xi, Xf<U> xo, const u64 *__restrict__ bins,
+               unsigned *__restrict__ counter, unsigned *__restrict__ status)
+{
+    static_assert(BLOCK >= RADIX, "one thread a digit for the look-back");
+    typedef OsSmem<BLOCK, ITEMS, U, V> SM;
+    typedef BlockRank<BLOCK, ITEMS> BR;
+    constexpr int TILE = SM::TILE;
+    extern __shared__ __align__(16) unsigned char smem[];
+    BR br((unsigned *)smem);
+    u64 *goff = (u64 *)(smem + SM::GOFF);
+    U *sk = (U *)(smem + SM::DATA);
+    __shared__ unsigned s_tile;
+    if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+    __syncthreads();
+    const unsigned tile = s_tile;
+    const size_t t0 = (size_t)tile * TILE;
+    const unsigned valid = len - t0 < (size_t)TILE ? (unsigned)(len - t0) : (unsigned)TILE;
+    const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+
+    U key[ITEMS];
+    unsigned dig[ITEMS], pos[ITEMS];
+    typename std::conditional<HasV<V>::value, V, char>::type val[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const unsigned e = w * 32 * ITEMS + j * 32 + lane;
+        if (e < valid) {
+            key[j] = xi.fwd(src[t0 + e]);
+            dig[j] = digit_of(key[j], shift, width);
+        } else {
+            key[j] = 0;
+            dig[j] = 0xffffffffu;
+        }
+    }
+    if constexpr (HasV<V>::value) {
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++) {
+            const unsigned e = w * 32 * ITEMS + j * 32 + lane;
+            if (e < valid) val[j] = vsrc[t0 + e];
+        }
+    }
+    br.rank(dig, pos);
+
+    // Publish this tile's digit counts first: successors can start.
+    const unsigned d = threadIdx.x;
+    unsigned cnt = 0;
+    if (d < RADIX) {
+        cnt = br.count[d];
+        st_relaxed(&status[(size_t)tile * RADIX + d], (tile == 0 ? FLAG_P : FLAG_A) | cnt);
+    }
+    // Scatter into shared memory meanwhile.
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        if (dig[j] != 0xffffffffu) sk[pos[j]] = key[j];
+    if (d < RADIX) {
+        unsigned excl = 0;
+        if (tile > 0) {
+            long long k = (long long)tile - 1;
+            for (;;) {
+                const unsigned s = ld_relaxed(&status[(size_t)k * RADIX + d]);
+                if ((s & ~VALUE_MASK) == 0) {
+                    __nanosleep(32);
+                    continue;
+                }
+                excl += s & VALUE_MASK;
+                if (s & FLAG_P) break;
+                k--;
+            }
+            st_relaxed(&status[(size_t)tile * RADIX + d], FLAG_P | (excl + cnt));
+        }
+        goff[d] = bins[d] + excl - br.start[d];
+    }
+    __syncthreads();
+    unsigned od[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        const unsigned i = threadIdx.x + k * BLOCK;
+        if (i < valid) {
+            const U t = sk[i];
+            od[k] = digit_of(t, shift, width);
+            dst[goff[od[k]] + i] = xo.inv(t);
+        }
+    }
+    if constexpr (HasV<V>::value) {
+        V *sv = (V *)sk;
+        __syncthreads(); // every key read from shared memory
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++)
+            if (dig[j] != 0xffffffffu) sv[pos[j]] = val[j];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            const unsigned i = threadIdx.x + k * BLOCK;
+            if (i < valid) vdst[goff[od[k]] + i] = sv[i];
+        }
+    }
+}
+
+// Small inputs: one block sorts all of them in shared memory.
+constexpr int SMALL_BLOCK = 512, SMALL_ITEMS = 8, SMALL_MAX = SMALL_BLOCK * SMALL_ITEMS;
+
+template <typename U, typename V>
+__global__ void __launch_bounds__(SMALL_BLOCK)
+    k_sort_small(const U *kin, const V *vin, U *kout, V *vout, unsigned len, Xf<U> xf, int lo, int hi)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    block_sort<SMALL_BLOCK, SMALL_ITEMS, U, V>(kin, vin, kout, vout, len, xf, xf, lo, hi, smem);
+}
+
+template <typename U, typename V> cupat_status onesweep(cupat_ctx *ctx, const sort_req *r)
+{
+    const size_t n = r->n;
+    const Xf<U> user = Xf<U>::of(r->x), id = Xf<U>::identity();
+    if (n <= (size_t)SMALL_MAX) {
+        constexpr size_t SMEM = block_sort_smem<SMALL_BLOCK, SMALL_ITEMS, U>();
+        auto k = k_sort_small<U, V>;
+        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
+        k<<<1, SMALL_BLOCK, SMEM, ctx->stream>>>((const U *)r->kin, (const V *)r->vin, (U *)r->kout, (V *)r->vout,
+                                                  (unsigned)n, user, r->lo, r->hi);
+        return cupat__launched(ctx, "k_sort_small");
+    }
+    constexpr int BLOCK = OsCfg<U>::BLOCK, ITEMS = OsCfg<U>::ITEMS, TILE = BLOCK * ITEMS;
+    typedef OsSmem<BLOCK, ITEMS, U, V> SM;
+    const int P = (r->hi - r->lo + 7) / 8;
+    const size_t ptiles = VALUE_MASK / TILE, portion = ptiles * TILE;
+    const int Q = (int)((n + portion - 1) / portion);
+    const size_t tiles_max = (n < portion ? (n + TILE - 1) / TILE : ptiles);
+    const size_t st_bytes = 256 + tiles_max * RADIX * sizeof(unsigned);
+    Carver c{nullptr, 0};
+    c.take<U>(n);
+    if (HasV<V>::value) c.take<V>(n);
+    c.take<unsigned>((size_t)Q * P * RADIX);
+    c.take<u64>((size_t)Q * P * RADIX);
+    c.take<char>(st_bytes);
+    void *base;
+    CUPAT_TRY(cupat__scratch(ctx, c.off, &base));
+    c = Carver{(char *)base, 0};
+    PingPong<U, V> pp{(const U *)r->kin, (const V *)r->vin, (U *)r->kout, nullptr, (V *)r->vout, nullptr, P};
+    pp.kalt = c.take<U>(n);
+    if (HasV<V>::value) pp.valt = c.take<V>(n);
+    unsigned *hist = c.take<unsigned>((size_t)Q * P * RADIX);
+    u64 *bins = c.take<u64>((size_t)Q * P * RADIX);
+    char *st = c.take<char>(st_bytes);
+    unsigned *counter = (unsigned *)st, *status = (unsigned *)(st + 256);
+
+    CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(hist, 0, (size_t)Q * P * RADIX * sizeof(unsigned), ctx->stream));
+    const unsigned up_cap = (unsigned)(ctx->sm_count > 0 ? ctx->sm_count * 8 : 1024);
+    for (int q = 0; q < Q; q++) {
+        const size_t q0 = (size_t)q * portion, len = n - q0 < portion ? n - q0 : portion;
+        unsigned g = grid_of(len, (size_t)UP_BLOCK * UP_ITEMS);
+        if (g > up_cap) g = up_cap;
+        k_upsweep<U><<<g, UP_BLOCK, 0, ctx->stream>>>((const U *)r->kin + q0, len, user, r->lo, r->hi,
+                                                       hist + (size_t)q * P * RADIX);
+        CUPAT_TRY(cupat__launched(ctx, "k_upsweep"));
+    }
+    k_bins<<<1, RADIX, 0, ctx->stream>>>(hist, bins, Q, P);
+    CUPAT_TRY(cupat__launched(ctx, "k_bins"));
+    CUPAT_TRY(pp.prepare(ctx, n));
+
+    auto k = k_onesweep<BLOCK, ITEMS, U, V>;
+    CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SM::BYTES));
+    for (int p = 0; p < P; p++) {
+        const int shift = r->lo + 8 * p, width = r->hi - shift < 8 ? r->hi - shift : 8;
+        const Xf<U> xi = p == 0 ? user : id, xo = p == P - 1 ? user : id;
+        for (int q = 0; q < Q; q++) {
+            const size_t q0 = (size_t)q * portion, len = n - q0 < portion ? n - q0 : portion;
+            const size_t tiles = (len + TILE - 1) / TILE;
+            CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(st, 0, 256 + tiles * RADIX * sizeof(unsigned), ctx->stream));
+            const V *vs = HasV<V>::value ? pp.vsrc(p) + q0 : nullptr;
+            k<<<(unsigned)tiles, BLOCK, SM::BYTES, ctx->stream>>>(pp.ksrc(p) + q0, vs, len, pp.kdst(p), pp.vdst(p),
+                                                                  shift, width, xi, xo,
+                                                                  bins + ((size_t)q * P + p) * RADIX, counter, status);
+            CUPAT_TRY(cupat__launched(ctx, "k_onesweep"));
+        }
+    }
+    return CUPAT_SUCCESS;
+}
+
+struct OnesweepDispatch {
+    cupat_ctx *ctx;
+    const sort_req *r;
+    template <typename U, typename V> cupat_status operator()() const { return onesweep<U, V>(ctx, r); }
+};
+
+} // namespace cupat_sort_dev
+
+extern "C" cupat_status cupat__sort_onesweep_cuda(cupat_ctx *ctx, const sort_req *r)
+{
+    return cupat_sort_dev::dispatch_kv(r->ksize, r->vsize, cupat_sort_dev::OnesweepDispatch{ctx, r});
+}
