@@ -18,6 +18,8 @@ static const command commands[] = {
     {"bench", cmd_bench, "run a pattern's ladder: time, GB/s, % of ceiling, vs the vendor"},
     {"lab", cmd_lab, "experiments: 'lab access' (coalescing, AoS/SoA, banks, host memory), "
                      "'lab warp' (shuffles, votes)"},
+    {"occupancy", cmd_occupancy,
+     "blocks an SM by threads, registers, shared memory; the cliffs; the books' examples"},
     {"report", cmd_report,
      "charts of bench results (JSON): roofline, ladders, sweeps; HTML, PNG, SVG"},
     {"gray", cmd_image, "RGB image file to gray (PMPP 3.2)"},
