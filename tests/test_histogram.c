@@ -24,18 +24,6 @@ static cupat_ctx *ctx;
 static int large;
 static const char *only_rung;
 
-static const char *fmt(const char *f, ...)
-{
-    static char buf[8][256];
-    static int k;
-    char *b = buf[k++ & 7];
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(b, 256, f, ap);
-    va_end(ap);
-    return b;
-}
-
 static size_t ssize(cupat_hist_sample s) { return s == CUPAT_HIST_U8 ? 1 : s == CUPAT_HIST_U16 ? 2 : 4; }
 static const char *sname(cupat_hist_sample s)
 {

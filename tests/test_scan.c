@@ -103,17 +103,6 @@ static void pool_release(void)
 }
 
 /* A formatted string that lives until eight more calls. */
-static const char *fmt(const char *f, ...)
-{
-    static char buf[8][256];
-    static int k;
-    char *b = buf[k++ & 7];
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(b, 256, f, ap);
-    va_end(ap);
-    return b;
-}
 
 /* Rungs of a pattern on this backend, as indices into its ladder. */
 static size_t rungs_of(const char *pattern, const cupat_variant_info **list, int *idx)

@@ -44,18 +44,6 @@ static void get(void *h, const void *d, size_t b)
     CHECK_OK(ctx, cupat_sync(ctx));
 }
 
-static const char *fmt(const char *f, ...)
-{
-    static char buf[8][256];
-    static int k;
-    char *b = buf[k++ & 7];
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(b, 256, f, ap);
-    va_end(ap);
-    return b;
-}
-
 /* ------------------------------------------------------------ the order -- */
 
 static uint64_t kbits(cupat_type t, const void *h, size_t i)

@@ -10,6 +10,7 @@
 #include "cupat.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,20 @@
 #include <time.h>
 
 #define TEST_SKIP 77
+
+/* printf into one of 8 rotating buffers: a label for a CHECK message, valid
+ * until 8 more calls. */
+static inline const char *fmt(const char *f, ...)
+{
+    static char buf[8][256];
+    static int k;
+    char *b = buf[k++ & 7];
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(b, 256, f, ap);
+    va_end(ap);
+    return b;
+}
 
 static int t_checks, t_failures;
 static int t_small;                       /* --small: sanitizer-sized inputs */
