@@ -557,6 +557,187 @@ cupat_status cupat_histogram_channels(cupat_ctx *ctx, int channels, size_t pixel
                                       double upper, cupat_type count_type, void *counts,
                                       unsigned flags);
 
+
+/* ============================================================== sparse == */
+/* Sparse matrices (PMPP ch. 14): a handle, Matrix Market files, the storage
+ * formats, SpMV and conjugate gradient. docs/sparse.md has the ladder.
+ *
+ * A cupat_sparse holds one rows x cols matrix on one context's backend.
+ * Index type: CUPAT_I32 or CUPAT_I64 (every index array of the handle);
+ * value type: CUPAT_F32 or CUPAT_F64. Its canonical storage is CSR; the
+ * other formats are built from it on the backend (cupat_sparse_convert, or
+ * the first cupat_spmv that needs one) and kept in the handle until it is
+ * destroyed, so a matrix converted once is multiplied many times.
+ *
+ * Ownership: by default a create call COPIES the caller's arrays (host or
+ * backend memory, detected per pointer) into backend memory the handle owns;
+ * the caller may free its arrays when the call returns. With
+ * CUPAT_SPARSE_BORROW (CSR only) the handle keeps the caller's three CSR
+ * arrays, which must be backend memory, unchanged and alive until
+ * cupat_sparse_destroy; everything the handle builds beyond them it owns.
+ *
+ * CSR input: row_ptr (rows + 1 entries) starts at 0, never decreases and
+ * ends at nnz; every column index is in [0, cols). Columns within a row may
+ * come in any order, and a repeated column adds up in every product. COO
+ * input: nnz (row, col, value) triples in any order; duplicates are SUMMED
+ * (Matrix Market's rule), so nnz of the handle may be less than given. The
+ * create calls check every index (one kernel and one wait on CUDA) and fail
+ * with CUPAT_ERROR_INVALID_VALUE naming the first bad entry. */
+typedef struct cupat_sparse cupat_sparse;
+
+/* Storage formats (PMPP 14.2 .. 14.6). */
+typedef enum cupat_sparse_format {
+    CUPAT_SPARSE_CSR = 0, /* row pointers, column indices, values (14.3)       */
+    CUPAT_SPARSE_COO = 1, /* row index of each entry + CSR's columns/values (14.2) */
+    CUPAT_SPARSE_ELL = 2, /* rows padded to the longest, column-major (14.4)   */
+    CUPAT_SPARSE_HYB = 3, /* ELL of width K + COO of the entries beyond K (14.5) */
+    CUPAT_SPARSE_JDS = 4  /* rows sorted by length, jagged diagonals (14.6)    */
+} cupat_sparse_format;
+#define CUPAT_SPARSE_FORMATS 5
+const char *cupat_sparse_format_name(cupat_sparse_format f);
+
+#define CUPAT_SPARSE_COPY 0u   /* flags: copy the caller's arrays (default)  */
+#define CUPAT_SPARSE_BORROW 1u /* CSR only: keep the caller's backend arrays */
+
+/* rows, cols >= 0 (an empty matrix is allowed; an I32 matrix needs rows,
+ * cols and nnz <= INT32_MAX). row_ptr / col_idx have index_type elements,
+ * values value_type elements; with nnz == 0 col_idx and values may be NULL. */
+cupat_status cupat_sparse_create_csr(cupat_ctx *ctx, cupat_sparse **A, size_t rows,
+                                     size_t cols, size_t nnz, cupat_type index_type,
+                                     cupat_type value_type, const void *row_ptr,
+                                     const void *col_idx, const void *values,
+                                     unsigned flags);
+/* flags must be CUPAT_SPARSE_COPY. */
+cupat_status cupat_sparse_create_coo(cupat_ctx *ctx, cupat_sparse **A, size_t rows,
+                                     size_t cols, size_t nnz, cupat_type index_type,
+                                     cupat_type value_type, const void *row_idx,
+                                     const void *col_idx, const void *values,
+                                     unsigned flags);
+/* Frees what the handle owns (never borrowed arrays); NULL A is accepted.
+ * ctx must be the context A was created on. */
+cupat_status cupat_sparse_destroy(cupat_ctx *ctx, cupat_sparse *A);
+
+/* What a handle holds: shape, types, and the row-length statistics taken
+ * when it was created (exact: integer sums). */
+typedef struct cupat_sparse_info {
+    size_t rows, cols, nnz;
+    cupat_type index_type, value_type;
+    size_t row_min, row_max;  /* shortest / longest row (0 for no rows) */
+    double row_mean, row_std; /* mean and population standard deviation */
+    size_t empty_rows;
+    unsigned formats;         /* bit (1u << f) set for each format built */
+    int borrowed;             /* 1: the CSR arrays are the caller's      */
+} cupat_sparse_info;
+cupat_status cupat_sparse_get_info(cupat_ctx *ctx, const cupat_sparse *A,
+                                   cupat_sparse_info *info);
+
+/* Build format f on the backend (no-op when built). CSR -> COO expands row
+ * indices; -> ELL pads every row to the longest (CUPAT_ERROR_SIZE when the
+ * padded array would exceed 2^40 bytes or 64x nnz + rows); -> HYB takes
+ * K = min(max, ceil(mean + std)) and moves the rest to COO (counts by
+ * cupat_scan); -> JDS sorts rows by length (cupat_sort, stable) and places
+ * the diagonals by cupat_scan. COO input goes to CSR by cupat_sort of
+ * (row, col) keys, a cupat_scan of the run heads and an in-order sum of
+ * each run (deterministic). */
+cupat_status cupat_sparse_convert(cupat_ctx *ctx, cupat_sparse *A, cupat_sparse_format f);
+
+/* Copy the CSR arrays out to caller memory (host or backend; rows + 1, nnz,
+ * nnz elements of the handle's types). Any pointer may be NULL to skip it. */
+cupat_status cupat_sparse_get_csr(cupat_ctx *ctx, const cupat_sparse *A, void *row_ptr,
+                                  void *col_idx, void *values);
+
+/* y = alpha A x + beta y (pattern "spmv"). x has cols, y rows elements of
+ * A's value type (backend memory; y shares no byte with x). beta == 0
+ * never reads y (NaN there is ignored). Each y_i is within
+ * (len_i + 2) u (|alpha| sum_j |a_ij x_j| + |beta y_i|) of the exact value,
+ * u the unit roundoff of the value type (accumulation is in the value
+ * type; CPU rungs accumulate in f64). The default CUDA rung is chosen from
+ * the row-length statistics (docs/sparse.md); a rung pinned with
+ * cupat_set_variant(ctx, "spmv", name) is honoured, building its format on
+ * first use. Stream-ordered, except that the first use of a format waits
+ * for its conversion. */
+cupat_status cupat_spmv(cupat_ctx *ctx, const cupat_sparse *A, double alpha, const void *x,
+                        double beta, void *y);
+
+/* Conjugate gradient with a Jacobi (diagonal) preconditioner for a
+ * symmetric positive-definite A (pattern "cg"): solves A x = b from the
+ * initial guess in x. b, x: rows elements of A's value type (backend
+ * memory), A square. Stops when ||r_k||_2 <= rtol ||b||_2 or after max_iter
+ * iterations. residuals (host memory, may be NULL) receives
+ * ||r_k||_2 / ||b||_2 for k = 0 .. iterations, at most history_len values.
+ * flags: CUPAT_CG_JACOBI (default) or CUPAT_CG_NONE (plain CG). A diagonal
+ * entry <= 0 or p.Ap <= 0 proves A not SPD: CUPAT_ERROR_INVALID_VALUE. Not
+ * converging within max_iter is a success with converged = 0. b == 0 gives
+ * x = 0 at once. Waits for the result (one small copy an iteration). */
+#define CUPAT_CG_JACOBI 0u
+#define CUPAT_CG_NONE 1u
+typedef struct cupat_cg_result {
+    size_t iterations; /* CG steps taken                              */
+    double residual;   /* final ||r||_2 / ||b||_2 (recomputed r = b - Ax) */
+    int converged;     /* 1 when residual <= rtol was reached         */
+} cupat_cg_result;
+cupat_status cupat_cg(cupat_ctx *ctx, const cupat_sparse *A, const void *b, void *x,
+                      double rtol, size_t max_iter, unsigned flags, double *residuals,
+                      size_t history_len, cupat_cg_result *result);
+
+/* Matrix Market files (math.nist.gov/MatrixMarket): banner
+ * "%%MatrixMarket matrix coordinate|array real|integer|pattern
+ * general|symmetric|skew-symmetric" (case-insensitive), '%' comment lines and
+ * blank lines, the size line, then the entries with 1-based indices.
+ * symmetric / skew-symmetric files hold the lower triangle and are expanded
+ * to full storage (skew: a_ji = -a_ij, no diagonal entries). pattern gives
+ * values 1; array files list all entries column by column and only the
+ * nonzero ones are kept; duplicates in coordinate files are summed.
+ * Refused with CUPAT_ERROR_FORMAT and a message naming the file and line:
+ * a bad or missing banner, complex / hermitian (CUPAT_ERROR_NOT_SUPPORTED),
+ * a bad size line, sizes beyond what the file's length can hold, an entry
+ * line with missing or extra fields, an index out of range, a value that
+ * is not a finite number (NaN, inf) or not an integer in an integer file,
+ * fewer or more entries than declared. An I32 handle needs sizes and nnz
+ * <= INT32_MAX (CUPAT_ERROR_SIZE). Unreadable file: CUPAT_ERROR_IO. */
+cupat_status cupat_mm_read(cupat_ctx *ctx, const char *path, cupat_type index_type,
+                           cupat_type value_type, cupat_sparse **A);
+/* The same from `size` bytes in memory (messages say "(memory)"). */
+cupat_status cupat_mm_read_memory(cupat_ctx *ctx, const void *data, size_t size,
+                                  cupat_type index_type, cupat_type value_type,
+                                  cupat_sparse **A);
+/* Write A. flags: CUPAT_MM_ARRAY (dense, column by column; else
+ * coordinate), CUPAT_MM_INTEGER or CUPAT_MM_PATTERN (else real: %.9g for
+ * f32, %.17g for f64, so the values read back exactly), CUPAT_MM_SYMMETRIC
+ * or CUPAT_MM_SKEW (the lower triangle; else general). Refused
+ * (CUPAT_ERROR_INVALID_VALUE): integer with a non-integer value, symmetric
+ * / skew with a matrix that is not, array + pattern, a non-square matrix
+ * as symmetric. A failed write removes the partial file. */
+#define CUPAT_MM_ARRAY 1u
+#define CUPAT_MM_INTEGER 2u
+#define CUPAT_MM_PATTERN 4u
+#define CUPAT_MM_SYMMETRIC 8u
+#define CUPAT_MM_SKEW 16u
+cupat_status cupat_mm_write(cupat_ctx *ctx, const char *path, const cupat_sparse *A,
+                            unsigned flags);
+
+/* Generators of the standard test families (host-side construction, then
+ * a CSR handle on ctx's backend). Values are deterministic from `seed`.
+ *   POISSON2D: the 5-point Laplacian on an n x n grid (rows n^2; 4 on the
+ *     diagonal, -1 off it): SPD.      POISSON3D: 7-point on n^3 (6, -1).
+ *   BANDED: n rows, the diagonals |i - j| <= k, symmetric values in
+ *     [-1, 1) off the diagonal, 2k + 1 on it (diagonally dominant: SPD).
+ *   RANDOM: n x n, k distinct random columns per row, values in [-1, 1).
+ *   RMAT: n x n (n rounded up to a power of two), about k n entries from
+ *     R-MAT (a, b, c) = (0.57, 0.19, 0.19): power-law row lengths;
+ *     duplicates summed. */
+typedef enum cupat_sparse_family {
+    CUPAT_GEN_POISSON2D = 0,
+    CUPAT_GEN_POISSON3D = 1,
+    CUPAT_GEN_BANDED = 2,
+    CUPAT_GEN_RANDOM = 3,
+    CUPAT_GEN_RMAT = 4
+} cupat_sparse_family;
+cupat_status cupat_sparse_generate(cupat_ctx *ctx, cupat_sparse **A, cupat_sparse_family family,
+                                   size_t n, size_t k, uint64_t seed, cupat_type index_type,
+                                   cupat_type value_type);
+/* ========================================================== end sparse == */
+
 #ifdef __cplusplus
 }
 #endif

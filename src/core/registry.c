@@ -22,6 +22,7 @@ extern const cupat_pattern_desc cupat__pattern_histogram;
 extern const cupat_pattern_desc cupat__pattern_merge;
 extern const cupat_pattern_desc cupat__pattern_sort;
 extern const cupat_pattern_desc cupat__pattern_segsort;
+extern const cupat_pattern_desc cupat__pattern_spmv;
 
 static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_vadd, &cupat__pattern_saxpy, &cupat__pattern_matadd,
@@ -32,6 +33,7 @@ static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_scan, &cupat__pattern_segscan, &cupat__pattern_select,
     &cupat__pattern_histogram,
     &cupat__pattern_merge, &cupat__pattern_sort, &cupat__pattern_segsort,
+    &cupat__pattern_spmv,
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(NPATTERNS <= CUPAT_MAX_PATTERNS, "raise CUPAT_MAX_PATTERNS");
