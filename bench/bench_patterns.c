@@ -49,7 +49,7 @@ const bench_pattern bench_patterns[] = {
     {"scan", bench_scan_cases, NULL, "2^24", "2^22"},
     {"segscan", bench_segscan_cases, NULL, "2^24", "2^22"},
     {"select", bench_select_cases, NULL, "2^24", "2^22"},
-    {"histogram", bench_histogram_cases, NULL, "2^24", "2^22"},
+    {"histogram", bench_histogram_cases, NULL, "2^24", "2^20"},
     {"merge", bench_merge_cases, NULL, "2^24", "2^20"},
     {"sort", bench_sort_cases, NULL, "2^22", "2^18"},
     {"segsort", bench_segsort_cases, NULL, "2^14", "2^10"},

@@ -106,7 +106,11 @@ def draw(cupat, work, paths):
         check('href="png/%s.png"' % n in page and 'href="svg/%s.svg"' % n in page,
               "%s: index.html does not link its PNG and SVG" % n)
     check(page.count("<svg") >= len(names), "index.html inlines %d SVGs for %d charts" % (page.count("<svg"), len(names)))
-    # a second run over the same folder replaces the page (nothing stale left)
+    # a second run over the same folder replaces the page (nothing stale left);
+    # on the small input only: drawing the committed run twice doubles the time
+    if len(names) > 10:
+        print("draw: %d charts checked" % len(names))
+        return
     stale = os.path.join(out, "png", "stale.png")
     with open(stale, "wb") as f:
         f.write(b"x")
