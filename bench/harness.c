@@ -233,6 +233,27 @@ static void free_run(bench_run *run, void *unused)
     bench_run_free(run);
 }
 
+cupat_status bench_describe(cupat_ctx *ctx, char *device, size_t device_len, char *date,
+                            size_t date_len, char *commit, size_t commit_len)
+{
+    const char *env = getenv("CUPAT_COMMIT");
+    snprintf(commit, commit_len, "%s", env && *env ? env : CUPAT_GIT_COMMIT);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, date_len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (cupat_get_backend(ctx) != CUPAT_BACKEND_CUDA) {
+        host_name(device, device_len);
+        return CUPAT_SUCCESS;
+    }
+    int dev = cupat_get_device(ctx);
+    struct cudaDeviceProp p;
+    CUPAT_CUDA_TRY(ctx, cudaGetDeviceProperties(&p, dev));
+    snprintf(device, device_len, "%s (cuda:%d, %d SMs, cc %d.%d)", p.name, dev,
+             p.multiProcessorCount, p.major, p.minor);
+    return CUPAT_SUCCESS;
+}
+
 cupat_status bench_run_init(bench_run *run, cupat_ctx *ctx, const bench_options *opt)
 {
     memset(run, 0, sizeof *run);
@@ -241,19 +262,13 @@ cupat_status bench_run_init(bench_run *run, cupat_ctx *ctx, const bench_options 
     if (!run->opt.out) run->opt.out = stdout;
     run->backend = cupat_get_backend(ctx);
 
-    const char *env = getenv("CUPAT_COMMIT");
-    snprintf(run->commit, sizeof run->commit, "%s", env && *env ? env : CUPAT_GIT_COMMIT);
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(run->date, sizeof run->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    CUPAT_TRY(bench_describe(ctx, run->device, sizeof run->device, run->date, sizeof run->date,
+                             run->commit, sizeof run->commit));
 
     if (on_gpu(run)) {
         int dev = cupat_get_device(ctx), l2 = 0;
         struct cudaDeviceProp p;
         CUPAT_CUDA_TRY(ctx, cudaGetDeviceProperties(&p, dev));
-        snprintf(run->device, sizeof run->device, "%s (cuda:%d, %d SMs, cc %d.%d)", p.name,
-                 dev, p.multiProcessorCount, p.major, p.minor);
         CUPAT_CUDA_TRY(ctx, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
         /* Twice the L2, so no line of the previous call survives the flush. */
         run->flush_bytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
@@ -269,7 +284,6 @@ cupat_status bench_run_init(bench_run *run, cupat_ctx *ctx, const bench_options 
         }
         run->ev_count = n;
     } else {
-        host_name(run->device, sizeof run->device);
         /* cpu0's LLC may be one of several (chiplets): 4x, not 2x. */
         run->flush_bytes = 4 * host_llc_bytes();
     }

@@ -122,6 +122,11 @@ typedef struct bench_run {
 /* Set up: measures the ceilings (about a second), takes the device name, date
  * and commit. On failure the reason is in cupat_last_error(ctx). */
 cupat_status bench_run_init(bench_run *run, cupat_ctx *ctx, const bench_options *opt);
+/* What a run names, without the rest of bench_run_init: the device ("NVIDIA
+ * H100 ... (cuda:0, 132 SMs, cc 9.0)", or the host CPU on the CPU backend),
+ * the date (UTC, ISO 8601) and the commit ($CUPAT_COMMIT, else the build's). */
+cupat_status bench_describe(cupat_ctx *ctx, char *device, size_t device_len, char *date,
+                            size_t date_len, char *commit, size_t commit_len);
 void bench_run_free(bench_run *run);
 /* The header lines: device, backend, date, commit, ceilings. */
 void bench_print_header(const bench_run *run, FILE *f);

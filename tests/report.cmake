@@ -47,3 +47,6 @@ cupat_cli_test(report_missing_file "report /nonexistent/results.json" RC 2
 cupat_cli_test(report_unknown_option "report x.json --colour" RC 2 ERR "--colour" ERR_LINES 1
                LABELS report)
 cupat_cli_test(report_help "report --help" RC 0 OUT "Usage: cupat report" LABELS report)
+# `cupat hist --json` of a colour, a gray and an RGBA image, drawn: no
+# ceilings in those files, so no roofline, one histogram chart each.
+cupat_report_test(hist hist "${PROJECT_SOURCE_DIR}/tests/data/astronaut.ppm;${PROJECT_SOURCE_DIR}/tests/data/camera.pgm;${PROJECT_SOURCE_DIR}/tests/data/pngtest.pam")

@@ -12,6 +12,9 @@ MODE malformed: truncated JSON, then a table without rows, then a row with a
   negative time: each exits 1 naming the file and the field, and writes no page.
 MODE noplot: an interpreter without matplotlib: exit 1 saying what to install.
 MODE nopython: --python names nothing: exit 1 saying what to install.
+MODE hist: `cupat hist IMAGE --json FILE` for each IMAGE given, then draw
+  those files as above (a histogram chart a file, no roofline: the files have
+  no ceilings, which the report then does not ask for).
 Exit 0 pass, 1 fail, 77 skipped (no interpreter with matplotlib: $CUPAT_PYTHON).
 Only the standard library here; the checks do not trust the report's own
 manifest for what should exist: they count the tables themselves.
@@ -50,10 +53,12 @@ def png_size(path):
 
 def expected_kinds(paths):
     """How many charts of each prefix the results call for."""
-    want = {"roofline": 1}
+    want = {}
     for p in paths:
         with open(p) as f:
             d = json.load(f)
+        if "ceilings" in d:  # the roof comes from the first run with ceilings
+            want["roofline"] = 1
         for t in d["tables"]:
             k = t["kind"]
             if k == "sweep" and not any("block" in r for r in t["rows"]):
@@ -173,15 +178,38 @@ def nopython(cupat, work, paths):
     check("not found" in se and "python3-matplotlib" in se, "no python: message %r" % se.strip())
 
 
+def hist(cupat, work, paths):
+    files = []
+    for i, img in enumerate(paths):
+        out = os.path.join(work, "hist-%d.json" % i)
+        p = subprocess.run([cupat, "hist", img, "--backend", "cpu", "--json", out], capture_output=True,
+                           text=True, timeout=600)
+        if p.returncode == 2 and "cJSON" in p.stderr:
+            print("skipped: this build has no cJSON (Debian: libcjson-dev)")
+            return 77
+        if not check(p.returncode == 0, "cupat hist %s exited %d: %s" % (img, p.returncode, p.stderr.strip())):
+            return
+        with open(out) as f:
+            d = json.load(f)
+        check("ceilings" not in d and d["tool"] == "cupat hist", "%s: ceilings %r, tool %r" % (out, d.get("ceilings"), d.get("tool")))
+        t = d["tables"][0]
+        check(t["kind"] == "histogram" and t["lower"] == 0 and t["upper"] == 256 and
+              all(len(r["counts"]) == 256 for r in t["rows"]), "%s: not a 256-bin histogram table" % out)
+        files.append(out)
+    draw(cupat, work, files)
+
+
 def main():
     cupat, mode, work = sys.argv[1:4]
     paths = [os.path.abspath(p) for p in sys.argv[4:]]
-    if mode == "draw" and not os.environ.get("CUPAT_PYTHON"):
+    if mode in ("draw", "hist") and not os.environ.get("CUPAT_PYTHON"):
         print("skipped: no Python with matplotlib was found at configure time (Debian: python3-matplotlib)")
         return 77
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    {"draw": draw, "malformed": malformed, "noplot": noplot, "nopython": nopython}[mode](cupat, work, paths)
+    if {"draw": draw, "malformed": malformed, "noplot": noplot, "nopython": nopython, "hist": hist}[mode](
+            cupat, work, paths) == 77:
+        return 77
     print("%s: %s" % (mode, "FAILED (%d)" % len(FAILS) if FAILS else "passed"))
     return 1 if FAILS else 0
 

@@ -124,7 +124,9 @@ static void usage(FILE *f)
             "                efficiency, sectors per request, shared wavefronts and bank\n"
             "                conflicts; needs permission to read GPU counters\n"
             "  --device N    CUDA device (the lab needs the CUDA backend)\n"
-            "  -h, --help    this text\n");
+            "  -h, --help    this text\n"
+            "\n"
+            "The other labs: 'cupat lab warp --help', 'cupat lab atomics --help'.\n");
 }
 
 /* ------------------------------------------------------------- ncu pass -- */
@@ -823,6 +825,7 @@ int cmd_lab(int argc, char **argv)
     int want[NEXP] = {0}, any = 0, use_ncu = 0, profile = 0, sub = 0;
     /* Topics with a command of their own. */
     if (argc > 1 && !strcmp(argv[1], "warp")) return cmd_lab_warp(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "atomics")) return cmd_lab_atomics(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -863,7 +866,8 @@ int cmd_lab(int argc, char **argv)
         } else return cli_unknown(CMD, argv[i]);
     }
     if (!sub) {
-        fprintf(stderr, "%s: which lab? ('cupat lab access' or 'cupat lab warp'; try '%s --help')\n",
+        fprintf(stderr, "%s: which lab? ('cupat lab access', 'cupat lab warp' or 'cupat lab atomics'; try '%s "
+                        "--help')\n",
                 CMD, CMD);
         return 2;
     }

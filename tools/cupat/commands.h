@@ -12,6 +12,8 @@ int cmd_bench(int argc, char **argv);     /* ladders: cupat bench PATTERN|all   
 int cmd_image(int argc, char **argv);     /* gray / blur on real image files     */
 int cmd_lab(int argc, char **argv);       /* experiments: cupat lab access       */
 int cmd_lab_warp(int argc, char **argv);  /* cupat lab warp (argv[0] = "warp")    */
+int cmd_lab_atomics(int argc, char **argv); /* cupat lab atomics                 */
+int cmd_hist(int argc, char **argv);      /* histogram of an image file          */
 int cmd_occupancy(int argc, char **argv); /* occupancy calculator, book examples  */
 int cmd_report(int argc, char **argv);    /* charts of bench JSON (matplotlib)  */
 

@@ -17,13 +17,14 @@ static const command commands[] = {
      "host<->device transfer rates: pageable, pinned, write-combined, zero-copy, managed"},
     {"bench", cmd_bench, "run a pattern's ladder: time, GB/s, % of ceiling, vs the vendor"},
     {"lab", cmd_lab, "experiments: 'lab access' (coalescing, AoS/SoA, banks, host memory), "
-                     "'lab warp' (shuffles, votes)"},
+                     "'lab warp' (shuffles, votes), 'lab atomics' (races, custom atomics, contention)"},
     {"occupancy", cmd_occupancy,
      "blocks an SM by threads, registers, shared memory; the cliffs; the books' examples"},
     {"report", cmd_report,
      "charts of bench results (JSON): roofline, ladders, sweeps; HTML, PNG, SVG"},
     {"gray", cmd_image, "RGB image file to gray (PMPP 3.2)"},
     {"blur", cmd_image, "box blur of an image file (PMPP 3.3)"},
+    {"hist", cmd_hist, "histogram of each channel of an image file (PMPP 9); --json for the report"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -120,11 +120,19 @@ def load(path):
         raise InputError("%s: the top level should be an object" % path)
     for k in ("tool", "device", "date", "commit", "backend"):
         need(d, k, str, path)
-    ce = need(d, "ceilings", dict, path)
-    for k in ("copy_gbs", "read_gbs", "fp32_gflops"):
-        v = need(ce, k, NUM, path + ": ceilings")
-        if not (v > 0 and math.isfinite(v)):
-            raise InputError("%s: ceilings: '%s' = %r is not a rate" % (path, k, v))
+    # The ceilings are what ladder and sweep tables are measured against; a
+    # file without such tables (`cupat hist`, a lab's timeline) may leave them
+    # out, but ceilings that are there are checked all the same.
+    rated = isinstance(d.get("tables"), list) and any(
+        isinstance(t, dict) and t.get("kind") in ("ladder", "sweep") for t in d["tables"])
+    if rated or "ceilings" in d:
+        ce = need(d, "ceilings", dict, path)
+        for k in ("copy_gbs", "read_gbs", "fp32_gflops"):
+            v = need(ce, k, NUM, path + ": ceilings")
+            if not (v > 0 and math.isfinite(v)):
+                raise InputError("%s: ceilings: '%s' = %r is not a rate" % (path, k, v))
+    else:
+        d["ceilings"] = None
     tables = need(d, "tables", list, path)
     if not tables:
         raise InputError("%s: 'tables' is empty: nothing to draw" % path)
@@ -245,8 +253,9 @@ def subtitle(run):
 
 
 def draw_roofline(ch, runs):
+    """The roof of the first run with ceilings (the caller makes sure one has)."""
     plt = ch.plt
-    run0 = runs[0]
+    run0 = next(r for r in runs if r["ceilings"])
     bw, peak = run0["ceilings"]["copy_gbs"], run0["ceilings"]["fp32_gflops"]
     fig, ax = plt.subplots(figsize=(9.5, 6.2))
     xs = [10 ** (k / 20.0) for k in range(-80, 81)]
@@ -564,10 +573,12 @@ def write_page(stage, runs, ch, sections, classes):
         p.append("<tr><td>%s</td><td>%s</td><td>%s</td><td>commit %s</td><td>%s backend</td></tr>" % (
             html.escape(os.path.basename(run["_path"])), html.escape(run["device"]), html.escape(run["date"]),
             html.escape(run["commit"]), html.escape(run["backend"])))
-    c = run0["ceilings"]
-    p.append("</table><p>Ceilings measured in the run: copy %.1f GB/s, read %.1f GB/s, FP32 %.0f GFLOP/s. "
-             "Every rate is the minimum traffic (or flops) of the case over the median time; "
-             "rows whose check failed are hatched in red.</p>" % (c["copy_gbs"], c["read_gbs"], c["fp32_gflops"]))
+    c = next((r["ceilings"] for r in runs if r["ceilings"]), None)
+    p.append("</table>")
+    if c:
+        p.append("<p>Ceilings measured in the run: copy %.1f GB/s, read %.1f GB/s, FP32 %.0f GFLOP/s. "
+                 "Every rate is the minimum traffic (or flops) of the case over the median time; "
+                 "rows whose check failed are hatched in red.</p>" % (c["copy_gbs"], c["read_gbs"], c["fp32_gflops"]))
     p.append("<nav>" + " ".join('<a href="#%s">%s</a>' % (html.escape(s[0]), html.escape(s[1]))
                                for s in sections) + "</nav>")
 
@@ -646,8 +657,10 @@ def main(argv):
     stage = tempfile.mkdtemp(prefix=".cupat-report-", dir=parent)
     try:
         ch = Charts(plt, stage)
-        roof, classes = draw_roofline(ch, runs)
-        sections = [("roofline", "Roofline", [("chart", roof), ("classes", None)])]
+        sections, classes = [], []
+        if any(r["ceilings"] for r in runs):  # no ceilings, no roof (e.g. `cupat hist` alone)
+            roof, classes = draw_roofline(ch, runs)
+            sections.append(("roofline", "Roofline", [("chart", roof), ("classes", None)]))
         by_pattern = {}
         for run in runs:
             for t in run["tables"]:
