@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
+#include "../src/sparse/sparse_internal.h" /* the format arrays, read back */
+
 #include <float.h>
 #include <unistd.h>
 
@@ -151,6 +153,116 @@ static void check_spmv(cupat_ctx *ctx, const hmat *m, cupat_sparse *A, cupat_typ
     CHECK_OK(ctx, cupat_set_variant(ctx, "spmv", NULL));
 }
 
+/* Backend array -> host copy (n elements of es bytes). */
+static void *fetch(cupat_ctx *ctx, const void *p, size_t n, size_t es)
+{
+    void *h = test_xmalloc(n * es + 8);
+    if (n) test_download(ctx, h, p, n * es);
+    return h;
+}
+
+/* Each format's arrays as the conversion left them, read on the host and
+ * multiplied by x there: the conversions of both backends checked apart from
+ * the kernels that read them. Integer data: exact. */
+static void check_formats(cupat_ctx *ctx, const hmat *m, cupat_sparse *A, const char *what)
+{
+    cupat_type it = A->itype, vt = A->vtype;
+    size_t is = A->isz, vs = A->vsz, rows = m->rows;
+    for (int f = 0; f < CUPAT_SPARSE_FORMATS; f++) {
+        cupat_status s = cupat_sparse_convert(ctx, A, (cupat_sparse_format)f);
+        if (s == CUPAT_ERROR_SIZE && f == CUPAT_SPARSE_ELL) continue; /* padding refused */
+        CHECK(s == CUPAT_SUCCESS, "%s: convert to %s: %s", what,
+              cupat_sparse_format_name((cupat_sparse_format)f), cupat_last_error(ctx));
+    }
+    double *x = test_xmalloc((m->cols + 1) * sizeof *x), *ref = test_xmalloc((rows + 1) * 8),
+           *y = test_xmalloc((rows + 1) * 8);
+    for (size_t j = 0; j < m->cols; j++) x[j] = (double)((int)(test_rand() % 7) - 3);
+    for (size_t i = 0; i < rows; i++) {
+        ref[i] = 0;
+        for (int64_t k = m->rp[i]; k < m->rp[i + 1]; k++) ref[i] += m->v[k] * x[m->ci[k]];
+    }
+#define CMP(name)                                                                        \
+    do {                                                                                 \
+        size_t bad_ = 0;                                                                 \
+        for (size_t i = 0; i < rows; i++) bad_ += y[i] != ref[i];                        \
+        CHECK(bad_ == 0, "%s %s/%s: %s format gives %zu wrong rows", what,               \
+              cupat_type_name(it), cupat_type_name(vt), name, bad_);                     \
+    } while (0)
+    /* COO */
+    if (A->formats & (1u << CUPAT_SPARSE_COO)) {
+        void *r = fetch(ctx, A->coo_row, A->nnz, is), *c = fetch(ctx, A->col, A->nnz, is),
+             *v = fetch(ctx, A->val, A->nnz, vs);
+        memset(y, 0, rows * 8);
+        for (size_t k = 0; k < A->nnz; k++)
+            y[sp_geti(r, k, it)] += sp_getv(v, k, vt) * x[sp_geti(c, k, it)];
+        CMP("COO");
+        free(r), free(c), free(v);
+    }
+    /* ELL: column-major, padding column -1 */
+    if (A->formats & (1u << CUPAT_SPARSE_ELL)) {
+        size_t n = A->ell_w * A->ell_ld;
+        CHECK(A->ell_ld % 4 == 0 && A->ell_ld >= rows && A->ell_w == A->row_max, "ELL shape");
+        void *c = fetch(ctx, A->ell_col, n, is), *v = fetch(ctx, A->ell_val, n, vs);
+        for (size_t i = 0; i < rows; i++) {
+            y[i] = 0;
+            for (size_t sl = 0; sl < A->ell_w; sl++) {
+                int64_t col = sp_geti(c, sl * A->ell_ld + i, it);
+                if (col >= 0) y[i] += sp_getv(v, sl * A->ell_ld + i, vt) * x[col];
+            }
+        }
+        int pad_ok = 1; /* rows beyond `rows` are all padding */
+        for (size_t i = rows; i < A->ell_ld; i++)
+            for (size_t sl = 0; sl < A->ell_w; sl++) pad_ok &= sp_geti(c, sl * A->ell_ld + i, it) == -1;
+        CHECK(pad_ok, "%s: ELL padding rows hold entries", what);
+        CMP("ELL");
+        free(c), free(v);
+    }
+    /* HYB: ELL part + COO part */
+    if (A->formats & (1u << CUPAT_SPARSE_HYB)) {
+        size_t ld = (rows + 3) & ~(size_t)3, n = A->hyb_w * ld;
+        void *c = fetch(ctx, A->hyb_col, n, is), *v = fetch(ctx, A->hyb_val, n, vs);
+        void *cr = fetch(ctx, A->hyb_crow, A->hyb_nnz, is), *cc = fetch(ctx, A->hyb_ccol, A->hyb_nnz, is),
+             *cv = fetch(ctx, A->hyb_cval, A->hyb_nnz, vs);
+        for (size_t i = 0; i < rows; i++) {
+            y[i] = 0;
+            for (size_t sl = 0; sl < A->hyb_w; sl++) {
+                int64_t col = sp_geti(c, sl * ld + i, it);
+                if (col >= 0) y[i] += sp_getv(v, sl * ld + i, vt) * x[col];
+            }
+        }
+        for (size_t k = 0; k < A->hyb_nnz; k++)
+            y[sp_geti(cr, k, it)] += sp_getv(cv, k, vt) * x[sp_geti(cc, k, it)];
+        CMP("HYB");
+        free(c), free(v), free(cr), free(cc), free(cv);
+    }
+    /* JDS: sorted rows (longest first), diagonal d at jds_ptr[d] + i */
+    if (A->formats & (1u << CUPAT_SPARSE_JDS)) {
+        void *pm = fetch(ctx, A->jds_perm, rows, is), *jp = fetch(ctx, A->jds_ptr, A->jds_nd + 1, is),
+             *c = fetch(ctx, A->jds_col, A->nnz, is), *v = fetch(ctx, A->jds_val, A->nnz, vs);
+        CHECK(sp_geti(jp, A->jds_nd, it) == (int64_t)A->nnz, "%s: JDS ends at %lld, nnz %zu", what,
+              (long long)sp_geti(jp, A->jds_nd, it), A->nnz);
+        int sorted = 1;
+        for (size_t i = 0; i < rows; i++) {
+            int64_t r = sp_geti(pm, i, it), len = m->rp[r + 1] - m->rp[r];
+            if (i > 0) {
+                int64_t q = sp_geti(pm, i - 1, it), lq = m->rp[q + 1] - m->rp[q];
+                sorted &= lq > len || (lq == len && q < r); /* descending, stable */
+            }
+            y[r] = 0;
+            for (size_t d = 0; d < A->jds_nd; d++) {
+                int64_t a = sp_geti(jp, d, it);
+                if ((int64_t)i >= sp_geti(jp, d + 1, it) - a) break;
+                y[r] += sp_getv(v, (size_t)a + i, vt) * x[sp_geti(c, (size_t)a + i, it)];
+            }
+        }
+        CHECK(sorted, "%s: JDS rows not sorted by length (stable)", what);
+        CMP("JDS");
+        free(pm), free(jp), free(c), free(v);
+    }
+#undef CMP
+    free(x), free(ref), free(y);
+}
+
 /* Every rung of this backend, every type pair, on m. */
 static void check_all_rungs(cupat_ctx *ctx, const hmat *m, int ints, const char *what)
 {
@@ -162,6 +274,7 @@ static void check_all_rungs(cupat_ctx *ctx, const hmat *m, int ints, const char 
         for (int b = 0; b < 2; b++) {
             cupat_sparse *A = hupload(ctx, m, its[a], vts[b]);
             if (!A) continue;
+            if (ints) check_formats(ctx, m, A, what);
             for (size_t r = 0; r < n; r++) {
                 if (list[r].backend != t_backend) continue;
                 check_spmv(ctx, m, A, vts[b], list[r].name, 1.0, 0.0, ints, what);

@@ -16,6 +16,8 @@ int cmd_lab_atomics(int argc, char **argv); /* cupat lab atomics                
 int cmd_hist(int argc, char **argv);      /* histogram of an image file          */
 int cmd_occupancy(int argc, char **argv); /* occupancy calculator, book examples  */
 int cmd_report(int argc, char **argv);    /* charts of bench JSON (matplotlib)  */
+int cmd_spmv(int argc, char **argv);      /* SpMV of a .mtx file or a generator */
+int cmd_cg(int argc, char **argv);        /* conjugate gradient on a .mtx file  */
 
 /* Shared option: --backend auto|cpu|cuda (and --device N). Parses and removes
  * nothing; returns 0 and fills *b / *dev, or 2 after printing a reason. */

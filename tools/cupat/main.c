@@ -25,6 +25,8 @@ static const command commands[] = {
     {"gray", cmd_image, "RGB image file to gray (PMPP 3.2)"},
     {"blur", cmd_image, "box blur of an image file (PMPP 3.3)"},
     {"hist", cmd_hist, "histogram of each channel of an image file (PMPP 9); --json for the report"},
+    {"spmv", cmd_spmv, "sparse y = A x of a Matrix Market file or a generated matrix (PMPP 14)"},
+    {"cg", cmd_cg, "conjugate gradient (Jacobi) on a Matrix Market file or a generated matrix"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
