@@ -29,6 +29,8 @@ cupat_status bench_sort_cases(bench_run *run, const bench_size *size);
 cupat_status bench_segsort_cases(bench_run *run, const bench_size *size);
 /* bench_histogram.c */
 cupat_status bench_histogram_cases(bench_run *run, const bench_size *size);
+/* bench_sparse.c */
+cupat_status bench_spmv_cases(bench_run *run, const bench_size *size);
 /* bench_gemm.c */
 cupat_status bench_gemm_cases(bench_run *run, const bench_size *size);
 cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size);
@@ -57,6 +59,7 @@ const bench_pattern bench_patterns[] = {
     {"stencil1d", bench_stencil1d_cases, NULL, "2^24", "2^22"},
     {"gemm", bench_gemm_cases, bench_gemm_sweep, "2048", "256"},
     {"gemv", bench_gemv_cases, NULL, "8192x8192", "2048x2048"},
+    {"spmv", bench_spmv_cases, NULL, "2^20", "2^14"},
 };
 const size_t bench_npatterns = sizeof bench_patterns / sizeof bench_patterns[0];
 

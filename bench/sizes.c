@@ -119,6 +119,11 @@ static double need_gemv(const bench_size *s, char *err, size_t len)
     return 4.0 * (m * n + 2.0 * (m > n ? m : n));
 }
 
+static double need_spmv(const bench_size *s, char *err, size_t len)
+{
+    return 80.0 * count(s); /* up to 32 nonzeros a row in CSR, plus ELL/JDS copies */
+}
+
 const bench_size_model bench_size_models[] = {
     {"vadd", "elements (default 2^24 and 2^28; CPU 2^22 and 2^24)", need_vadd},
     {"saxpy", "elements (default 2^24 and 2^28; CPU 2^22 and 2^24)", need_saxpy},
@@ -150,6 +155,9 @@ const bench_size_model bench_size_models[] = {
     {"gemv", "S: an S x S matrix; RxC: R rows, C columns; op N and op T (default 16384x16384, "
              "2048x131072; CPU 4096x4096)",
      need_gemv},
+    {"spmv", "rows of each family: 2D/3D Poisson, banded k=8, random k=32, R-MAT k=16 "
+             "(default 2048^2, 128^3, 2^22, 2^21, 2^22; CPU 256^2, 40^3, 2^16, 2^14, 2^16)",
+     need_spmv},
 };
 const size_t bench_nsize_models = sizeof bench_size_models / sizeof bench_size_models[0];
 
