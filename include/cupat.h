@@ -317,6 +317,110 @@ cupat_status cupat_transpose(cupat_ctx *ctx, size_t rows, size_t cols, size_t el
 cupat_status cupat_stencil1d(cupat_ctx *ctx, size_t n, int radius, const float *coeffs,
                              const float *in, float *out);
 
+/* ------------------------------------------------------------- conv2d -- */
+/* 2D convolution of an image (pattern "conv2d", PMPP 7; the separable form is
+ * pattern "conv2d_sep"). docs/conv2d.md has the ladder.
+ *
+ * Image: `height` rows of `width` pixels of `channels` (1..4) interleaved
+ * samples, 8-bit (CUPAT_PIXEL_U8) or float (CUPAT_PIXEL_F32); row y starts
+ * y * pitch BYTES after the first (pitch >= width * channels * sample size;
+ * for f32 a multiple of 4, and the pointers 4-byte aligned). Channels are
+ * filtered independently with the same filter.
+ *
+ * Filter: kh rows of kw coefficients (row-major, host memory, read before the
+ * call returns), kw and kh odd, 1..31 each; rx = kw / 2, ry = kh / 2. As in
+ * cuDNN, OpenCV filter2D and PMPP 7 the filter is not flipped (correlation):
+ *   out(x, y) = sum_{i < kh} sum_{j < kw} k[i * kw + j] * in(x + j - rx, y + i - ry)
+ * evaluated as ONE chain of float fused multiply-adds from +0, i outer, j
+ * inner: acc = fmaf(k[i * kw + j], in(...), acc), every tap included (also
+ * the zero ones). Every backend and every rung keeps this order, so every
+ * result is bitwise the CPU reference's.
+ *
+ * Border (pixels outside the image), applied to x and y separately:
+ *   CUPAT_BORDER_ZERO    the pixel is 0
+ *   CUPAT_BORDER_CLAMP   the nearest edge pixel: x < 0 -> 0, x >= w -> w - 1
+ *   CUPAT_BORDER_MIRROR  reflected about the edge pixel, which is not repeated
+ *                        (OpenCV BORDER_REFLECT_101): -1 -> 1, -2 -> 2,
+ *                        w -> w - 2; folded again while still outside (a 31-tap
+ *                        filter over a 3-pixel row: period 2 (w - 1)); w == 1 -> 0
+ *
+ * 8-bit output: acc (a float, inputs converted exactly) is rounded to the
+ * nearest integer, ties to even (rintf), then saturated to 0..255; NaN gives 0.
+ * Float output: acc as it is. in and out are backend memory and must not
+ * overlap. width or height 0: nothing to do. */
+typedef enum cupat_pixel_type { CUPAT_PIXEL_U8 = 0, CUPAT_PIXEL_F32 = 1 } cupat_pixel_type;
+typedef enum cupat_border {
+    CUPAT_BORDER_ZERO = 0,
+    CUPAT_BORDER_CLAMP = 1,
+    CUPAT_BORDER_MIRROR = 2
+} cupat_border;
+#define CUPAT_CONV2D_MAX_K 31
+cupat_status cupat_conv2d(cupat_ctx *ctx, cupat_pixel_type type, size_t width, size_t height,
+                          int channels, const void *in, size_t in_pitch, void *out,
+                          size_t out_pitch, int kw, int kh, const float *coeffs,
+                          cupat_border border);
+/* The separable form: a row filter of kw taps then a column filter of kh taps
+ * (the full filter k[i * kw + j] = col[i] * row[j], in two passes of
+ * kw + kh taps instead of kw * kh). Order, per output:
+ *   t_i = chain over j of fmaf(row[j], in(x + j - rx, Y_i), .) from +0, where
+ *         Y_i is row y + i - ry after the border rule (under ZERO a row
+ *         outside gives in = 0 for every j);
+ *   acc = chain over i of fmaf(col[i], t_i, .) from +0;
+ * then the output rule above (t_i stays a float, never rounded to 8 bits).
+ * Every rung gives these bits; against cupat_conv2d with the product filter
+ * the difference is rounding only (docs/conv2d.md states the bound). */
+cupat_status cupat_conv2d_separable(cupat_ctx *ctx, cupat_pixel_type type, size_t width,
+                                    size_t height, int channels, const void *in,
+                                    size_t in_pitch, void *out, size_t out_pitch, int kw,
+                                    const float *row_coeffs, int kh, const float *col_coeffs,
+                                    cupat_border border);
+
+/* ---------------------------------------------------------- stencil3d -- */
+/* 3D stencils on a grid with a one-point halo (pattern "stencil3d", PMPP 8;
+ * docs/stencil3d.md). type: CUPAT_F32 or CUPAT_F64. The grid is nx * ny * nz
+ * points INCLUDING the halo: point (x, y, z) is element x + y * ldy + z * ldz
+ * (ldy >= nx, ldz >= ldy * ny; 0 for either means packed: nx, nx * ny).
+ * Halo points are those with x, y or z equal to 0 or n - 1; the others are
+ * the interior. One step writes every interior point of out from its
+ * neighbours in `in`, and copies every halo point (fixed, Dirichlet
+ * boundary), so repeated steps keep the boundary. Padding between rows and
+ * planes is neither read nor written.
+ *
+ * points = 7: coeffs[0..6] weigh (center, x-1, x+1, y-1, y+1, z-1, z+1);
+ * points = 27: coeffs[(dz + 1) * 9 + (dy + 1) * 3 + (dx + 1)], d in -1..1.
+ * The sum is one chain of fused multiply-adds from +0 over the coefficients
+ * in index order (fma for f64, fmaf for f32 with the coefficients rounded to
+ * float first), on every backend and rung: all results are bitwise equal.
+ * coeffs is host memory. in and out are backend memory and must not overlap. */
+#define CUPAT_STENCIL3D_7PT 7
+#define CUPAT_STENCIL3D_27PT 27
+cupat_status cupat_stencil3d(cupat_ctx *ctx, cupat_type type, size_t nx, size_t ny, size_t nz,
+                             size_t ldy, size_t ldz, int points, const double *coeffs,
+                             const void *in, void *out);
+/* `steps` (>= 0) steps over ping-pong buffers: a holds the start grid, b a
+ * second buffer of the same layout (its contents are ignored, and a and b
+ * must not overlap); *result gets the buffer that holds the final grid (a or
+ * b: which one depends on the rung, since the temporal-blocking rung runs
+ * several steps a pass); the other holds scratch. Unless another rung is
+ * pinned, passes of several steps run on the temporal-blocking rung. Results
+ * equal `steps` single steps bit for bit; steps = 0 gives *result = a. */
+cupat_status cupat_stencil3d_run(cupat_ctx *ctx, cupat_type type, size_t nx, size_t ny,
+                                 size_t nz, size_t ldy, size_t ldz, int points,
+                                 const double *coeffs, int steps, void *a, void *b,
+                                 void **result);
+/* Named coefficient sets (7-point):
+ *   CUPAT_STENCIL3D_LAPLACIAN  the discrete Laplacian with spacing h = param:
+ *                              center -6 / h^2, the six neighbours 1 / h^2
+ *   CUPAT_STENCIL3D_HEAT       one explicit Euler step of the heat equation,
+ *                              param = alpha dt / h^2 (stable for <= 1/6):
+ *                              center 1 - 6 param, neighbours param
+ * Fills coeffs[0..6] and *points = 7. */
+typedef enum cupat_stencil3d_preset {
+    CUPAT_STENCIL3D_LAPLACIAN = 0,
+    CUPAT_STENCIL3D_HEAT = 1
+} cupat_stencil3d_preset;
+cupat_status cupat_stencil3d_coeffs(cupat_stencil3d_preset preset, double param, int *points,
+                                    double coeffs[27]);
 /* --------------------------------------------------------------- gemm -- */
 /* How a matrix argument enters the product: as stored, or transposed. */
 typedef enum cupat_trans { CUPAT_TRANS_N = 0, CUPAT_TRANS_T = 1 } cupat_trans;

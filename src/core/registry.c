@@ -13,6 +13,9 @@ extern const cupat_pattern_desc cupat__pattern_reduce;
 extern const cupat_pattern_desc cupat__pattern_dot;
 extern const cupat_pattern_desc cupat__pattern_transpose;
 extern const cupat_pattern_desc cupat__pattern_stencil1d;
+extern const cupat_pattern_desc cupat__pattern_conv2d;
+extern const cupat_pattern_desc cupat__pattern_conv2d_sep;
+extern const cupat_pattern_desc cupat__pattern_stencil3d;
 extern const cupat_pattern_desc cupat__pattern_gemm;
 extern const cupat_pattern_desc cupat__pattern_gemv;
 extern const cupat_pattern_desc cupat__pattern_scan;
@@ -29,6 +32,7 @@ static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_gray, &cupat__pattern_blur,
     &cupat__pattern_reduce, &cupat__pattern_dot,
     &cupat__pattern_transpose, &cupat__pattern_stencil1d,
+    &cupat__pattern_conv2d, &cupat__pattern_conv2d_sep, &cupat__pattern_stencil3d,
     &cupat__pattern_gemm, &cupat__pattern_gemv,
     &cupat__pattern_scan, &cupat__pattern_segscan, &cupat__pattern_select,
     &cupat__pattern_histogram,

@@ -3,6 +3,7 @@
  * launchers below pick grid shapes and fall back where alignment forbids a rung's
  * wide accesses. Indices are 64-bit throughout: n beyond 2^32 works. */
 #include "elementwise.h"
+#include "conv2d/conv2d_internal.h" /* the blur rung "conv" */
 
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -727,6 +728,10 @@ static cupat_status blur_launch(cupat_ctx *ctx, int rung, size_t w, size_t h, in
                                 const uint8_t *in, uint8_t *out)
 {
     cudaStream_t s = ctx->stream;
+    if (rung == BL_CONV) {
+        if (r <= CUPAT_CONV2D_MAX_K / 2) return cupat__conv2d_blur_cuda(ctx, w, h, C, r, in, out);
+        rung = BL_SEPARABLE; /* past conv2d's 31 taps */
+    }
     if (rung == BL_SMEM_TILE) {
         int optin = 0;
         CUPAT_CUDA_TRY(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,

@@ -19,7 +19,7 @@ enum {
 };
 enum { MA_1D, MA_2D, MA_MIX, MA_VEC4_ROWS, MA_VEC4_TILE, MA_CPU, MA_COUNT };
 enum { GR_NAIVE_2D, GR_COARSE4, GR_COARSE16, GR_CPU, GR_COUNT };
-enum { BL_NAIVE, BL_SMEM_TILE, BL_SEPARABLE, BL_CPU, BL_COUNT };
+enum { BL_NAIVE, BL_SMEM_TILE, BL_SEPARABLE, BL_CONV, BL_CPU, BL_COUNT };
 
 /* vadd and saxpy are one op family: c = a + b, or y = fmaf(alpha, x, y)
  * (then a = x, b = c = y). */

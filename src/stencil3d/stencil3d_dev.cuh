@@ -1,0 +1,71 @@
+// stencil3d_dev.cuh — what the stencil3d kernels share: the grid, the
+// coefficients by value (kernel parameters: the constant bank), and the one
+// evaluation order of a point (a chain of fma from +0 over the coefficients
+// in index order), unrolled so every coefficient index is a constant.
+#pragma once
+
+#include "stencil3d/stencil3d_internal.h"
+
+#include <cuda_runtime.h>
+
+namespace cupat_s3 {
+
+struct Grid {
+    long long nx, ny, nz, ldy, ldz;
+};
+
+template <class T>
+struct Coef {
+    T c[27];
+};
+
+__device__ __forceinline__ float fmat(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double fmat(double a, double b, double c) { return fma(a, b, c); }
+
+// v(dx, dy, dz): the neighbour's value.
+template <class T, int P, class F>
+__device__ __forceinline__ T point(const Coef<T> &k, F v)
+{
+    T acc = 0;
+    if constexpr (P == 7) {
+        acc = fmat(k.c[0], v(0, 0, 0), acc);
+        acc = fmat(k.c[1], v(-1, 0, 0), acc);
+        acc = fmat(k.c[2], v(1, 0, 0), acc);
+        acc = fmat(k.c[3], v(0, -1, 0), acc);
+        acc = fmat(k.c[4], v(0, 1, 0), acc);
+        acc = fmat(k.c[5], v(0, 0, -1), acc);
+        acc = fmat(k.c[6], v(0, 0, 1), acc);
+    } else {
+#pragma unroll
+        for (int dz = -1; dz <= 1; dz++)
+#pragma unroll
+            for (int dy = -1; dy <= 1; dy++)
+#pragma unroll
+                for (int dx = -1; dx <= 1; dx++)
+                    acc = fmat(k.c[(dz + 1) * 9 + (dy + 1) * 3 + dx + 1], v(dx, dy, dz), acc);
+    }
+    return acc;
+}
+
+__device__ __forceinline__ bool halo(const Grid &g, long long x, long long y, long long z)
+{
+    return x == 0 || y == 0 || z == 0 || x == g.nx - 1 || y == g.ny - 1 || z == g.nz - 1;
+}
+
+template <class T>
+inline Coef<T> make_coef(const s3_req *r)
+{
+    Coef<T> k = {};
+    for (int i = 0; i < r->points; i++) k.c[i] = (T)r->c[i];
+    return k;
+}
+inline Grid make_grid(const s3_req *r)
+{
+    return Grid{(long long)r->nx, (long long)r->ny, (long long)r->nz, (long long)r->ldy,
+                (long long)r->ldz};
+}
+
+} // namespace cupat_s3
+
+cupat_status cupat__stencil3d_temporal(cupat_ctx *ctx, const s3_req *r, int steps,
+                                       const void *in, void *out);
