@@ -737,7 +737,7 @@ cupat_status cupat_sparse_get_info(cupat_ctx *ctx, const cupat_sparse *A,
 
 /* Build format f on the backend (no-op when built). CSR -> COO expands row
  * indices; -> ELL pads every row to the longest (CUPAT_ERROR_SIZE when the
- * padded array would exceed 2^40 bytes or 64x nnz + rows); -> HYB takes
+ * padded array would pass both 2^24 slots and 64 (nnz + rows)); -> HYB takes
  * K = min(max, ceil(mean + std)) and moves the rest to COO (counts by
  * cupat_scan); -> JDS sorts rows by length (cupat_sort, stable) and places
  * the diagonals by cupat_scan. COO input goes to CSR by cupat_sort of

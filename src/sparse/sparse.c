@@ -258,20 +258,43 @@ static cupat_status copy_in(cupat_ctx *ctx, void **dst, const void *src, size_t 
     return CUPAT_SUCCESS;
 }
 
+/* The start both create calls share: ctx, A (set to NULL), the types, and
+ * flags within `allowed` (`rule` says what they may be). */
+static cupat_status create_begin(cupat_ctx *ctx, const char *fn, cupat_sparse **A,
+                                 cupat_type it, cupat_type vt, unsigned flags, unsigned allowed,
+                                 const char *rule)
+{
+    CUPAT_TRY(cupat__begin(ctx, fn));
+    if (!A) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: A is NULL", fn);
+    *A = NULL;
+    CUPAT_TRY(check_types(ctx, fn, it, vt));
+    if (flags & ~allowed)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: flags = 0x%x: %s", fn, flags,
+                           rule);
+    return CUPAT_SUCCESS;
+}
+
+/* A new handle's storage is made; free it all and fail, or hand it out. */
+static cupat_status create_end(cupat_ctx *ctx, cupat_sparse *h, cupat_status s,
+                               cupat_sparse **A)
+{
+    if (s) {
+        drop_formats(ctx, h);
+        free(h);
+        return s;
+    }
+    *A = h;
+    return CUPAT_SUCCESS;
+}
+
 cupat_status cupat_sparse_create_csr(cupat_ctx *ctx, cupat_sparse **A, size_t rows,
                                      size_t cols, size_t nnz, cupat_type index_type,
                                      cupat_type value_type, const void *row_ptr,
                                      const void *col_idx, const void *values, unsigned flags)
 {
     const char *fn = "cupat_sparse_create_csr";
-    CUPAT_TRY(cupat__begin(ctx, fn));
-    if (!A) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: A is NULL", fn);
-    *A = NULL;
-    CUPAT_TRY(check_types(ctx, fn, index_type, value_type));
-    if (flags & ~CUPAT_SPARSE_BORROW)
-        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                           "%s: flags = 0x%x: want CUPAT_SPARSE_COPY or CUPAT_SPARSE_BORROW", fn,
-                           flags);
+    CUPAT_TRY(create_begin(ctx, fn, A, index_type, value_type, flags, CUPAT_SPARSE_BORROW,
+                           "want CUPAT_SPARSE_COPY or CUPAT_SPARSE_BORROW"));
     CUPAT_TRY(check_dims(ctx, fn, index_type, rows, cols, nnz));
     size_t is = cupat_type_size(index_type), vs = cupat_type_size(value_type);
     int borrow = (flags & CUPAT_SPARSE_BORROW) != 0;
@@ -293,13 +316,7 @@ cupat_status cupat_sparse_create_csr(cupat_ctx *ctx, cupat_sparse **A, size_t ro
         if (!s) s = copy_in(ctx, &h->val, values, nnz, vs);
     }
     if (!s) s = take_stats(ctx, fn, h);
-    if (s) {
-        drop_formats(ctx, h);
-        free(h);
-        return s;
-    }
-    *A = h;
-    return CUPAT_SUCCESS;
+    return create_end(ctx, h, s, A);
 }
 
 /* COO -> CSR: sort (row, col) keys with their positions, mark the runs of
@@ -356,15 +373,9 @@ cupat_status cupat_sparse_create_coo(cupat_ctx *ctx, cupat_sparse **A, size_t ro
                                      const void *col_idx, const void *values, unsigned flags)
 {
     const char *fn = "cupat_sparse_create_coo";
-    CUPAT_TRY(cupat__begin(ctx, fn));
-    if (!A) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: A is NULL", fn);
-    *A = NULL;
-    CUPAT_TRY(check_types(ctx, fn, index_type, value_type));
-    if (flags != CUPAT_SPARSE_COPY)
-        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                           "%s: flags = 0x%x: COO input is sorted and summed into storage the "
-                           "handle owns: want CUPAT_SPARSE_COPY",
-                           fn, flags);
+    CUPAT_TRY(create_begin(ctx, fn, A, index_type, value_type, flags, CUPAT_SPARSE_COPY,
+                           "COO input is sorted and summed into storage the handle owns: "
+                           "want CUPAT_SPARSE_COPY"));
     CUPAT_TRY(check_dims(ctx, fn, index_type, rows, cols, nnz));
     if (cols && rows > (UINT64_MAX - 1) / cols)
         return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
@@ -387,13 +398,7 @@ cupat_status cupat_sparse_create_coo(cupat_ctx *ctx, cupat_sparse **A, size_t ro
     bfree(ctx, &c);
     bfree(ctx, &v);
     if (!s) s = take_stats(ctx, fn, h);
-    if (s) {
-        drop_formats(ctx, h);
-        free(h);
-        return s;
-    }
-    *A = h;
-    return CUPAT_SUCCESS;
+    return create_end(ctx, h, s, A);
 }
 
 cupat_status cupat_sparse_get_info(cupat_ctx *ctx, const cupat_sparse *A,
