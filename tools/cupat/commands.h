@@ -10,6 +10,7 @@ int cmd_info(int argc, char **argv);      /* device query + measured ceilings   
 int cmd_bandwidth(int argc, char **argv); /* host<->device transfer sweep       */
 int cmd_bench(int argc, char **argv);     /* ladders: cupat bench PATTERN|all    */
 int cmd_image(int argc, char **argv);     /* gray / blur on real image files     */
+int cmd_filter(int argc, char **argv);    /* conv2d filters on real image files  */
 int cmd_lab(int argc, char **argv);       /* experiments: cupat lab access       */
 int cmd_lab_warp(int argc, char **argv);  /* cupat lab warp (argv[0] = "warp")    */
 int cmd_lab_atomics(int argc, char **argv); /* cupat lab atomics                 */

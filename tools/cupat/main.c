@@ -24,6 +24,7 @@ static const command commands[] = {
      "charts of bench results (JSON): roofline, ladders, sweeps; HTML, PNG, SVG"},
     {"gray", cmd_image, "RGB image file to gray (PMPP 3.2)"},
     {"blur", cmd_image, "box blur of an image file (PMPP 3.3)"},
+    {"filter", cmd_filter, "Gaussian, box, sharpen, Sobel or a kernel file on an image (PMPP 7)"},
     {"hist", cmd_hist, "histogram of each channel of an image file (PMPP 9); --json for the report"},
     {"spmv", cmd_spmv, "sparse y = A x of a Matrix Market file or a generated matrix (PMPP 14)"},
     {"cg", cmd_cg, "conjugate gradient (Jacobi) on a Matrix Market file or a generated matrix"},
