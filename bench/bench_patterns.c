@@ -31,6 +31,10 @@ cupat_status bench_segsort_cases(bench_run *run, const bench_size *size);
 cupat_status bench_histogram_cases(bench_run *run, const bench_size *size);
 /* bench_sparse.c */
 cupat_status bench_spmv_cases(bench_run *run, const bench_size *size);
+/* bench_conv2d.c: conv2d and its separable form; bench_stencil3d.c */
+cupat_status bench_conv2d_cases(bench_run *run, const bench_size *size);
+cupat_status bench_conv2d_sep_cases(bench_run *run, const bench_size *size);
+cupat_status bench_stencil3d_cases(bench_run *run, const bench_size *size);
 /* bench_gemm.c */
 cupat_status bench_gemm_cases(bench_run *run, const bench_size *size);
 cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size);
@@ -57,6 +61,9 @@ const bench_pattern bench_patterns[] = {
     {"segsort", bench_segsort_cases, NULL, "2^14", "2^10"},
     {"transpose", bench_transpose_cases, NULL, "4096x4096", "2048x2048"},
     {"stencil1d", bench_stencil1d_cases, NULL, "2^24", "2^22"},
+    {"conv2d", bench_conv2d_cases, NULL, "3840x2160", "256x256"},
+    {"conv2d_sep", bench_conv2d_sep_cases, NULL, "3840x2160", "256x256"},
+    {"stencil3d", bench_stencil3d_cases, NULL, "2^24", "2^18"},
     {"gemm", bench_gemm_cases, bench_gemm_sweep, "2048", "256"},
     {"gemv", bench_gemv_cases, NULL, "8192x8192", "2048x2048"},
     {"spmv", bench_spmv_cases, NULL, "2^20", "2^14"},

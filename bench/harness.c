@@ -589,6 +589,7 @@ cupat_status bench_run_case(bench_run *run, const bench_case *c)
     bench_table *t =
         bench_table_begin(run, c->pattern, c->pattern, c->label, c->bytes, c->flops, c->bound);
     if (!t) return CUPAT_ERROR_OUT_OF_MEMORY;
+    t->note = c->note;
     const char *only = run->opt.variant && strcmp(run->opt.variant, "all") ? run->opt.variant
                                                                           : NULL;
     size_t total = 0, k = 0;

@@ -159,6 +159,7 @@ typedef struct bench_case {
     const char *vendor_name; /* NULL: no vendor row */
     bench_fn vendor;
     int memcpy_ref; /* add a device copy of the same byte count */
+    const char *note; /* the table's footnote (static storage), or NULL */
 } bench_case;
 
 /* Measure one case and print its table. Row failures are recorded in the

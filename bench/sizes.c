@@ -98,6 +98,16 @@ static double need_stencil1d(const bench_size *s, char *err, size_t len)
 {
     return 16.0 * count(s); /* in, out and their copy */
 }
+static double need_conv2d(const bench_size *s, char *err, size_t len)
+{
+    return 16.0 * area(s); /* f32 in and out and their copy (RGB takes less) */
+}
+/* A count made a cube; the 8-step table's reference copy moves 8 grids each way. */
+static double need_stencil3d(const bench_size *s, char *err, size_t len)
+{
+    double e = floor(cbrt(count(s)) + 1e-9);
+    return (8.0 + 64.0) * e * e * e;
+}
 
 /* The shapes bench_gemm.c runs: S is S x S x S, RxC is m = R, n = k = C. */
 static double need_gemm(const bench_size *s, char *err, size_t len)
@@ -149,6 +159,15 @@ const bench_size_model bench_size_models[] = {
                   "4096x4096)",
      need_transpose},
     {"stencil1d", "elements (default 2^28; CPU 2^24)", need_stencil1d},
+    {"conv2d", "WIDTHxHEIGHT pixels, or a count made square, every table (default 7680x4320 f32 "
+               "5x5, 9x9; 3840x2160 RGB box 3x3, 17x17, Gaussian 5x5; CPU 1280x720)",
+     need_conv2d},
+    {"conv2d_sep", "WIDTHxHEIGHT pixels, or a count made square, every table (default 7680x4320 "
+                   "f32 5x5, 9x9; 3840x2160 RGB box 3x3, 17x17; CPU 1280x720)",
+     need_conv2d},
+    {"stencil3d", "grid points made a cube, halo included: 7- and 27-point steps, 8 steps "
+                  "(default 2^27 = 512^3; CPU 128^3)",
+     need_stencil3d},
     {"gemm", "S: an S x S x S product; RxC: m = R, n = k = C (default: six shapes; CPU 512^3, "
              "1000^3)",
      need_gemm},

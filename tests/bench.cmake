@@ -26,3 +26,11 @@ cupat_cli_test(bench_n_2_62 "bench all --backend cpu --n 2^62" RC 2
                ERR "--n 2\\^62: vadd needs" ERR_LINES 1)
 cupat_cli_test(bench_gemm_n_dims "bench gemm --backend cpu --n 2^40" RC 2
                ERR "gemm: m, n and k must be at most 2147483647" ERR_LINES 1)
+# conv2d, conv2d_sep and stencil3d (issue 21): every table of each runs and
+# checks on the CPU at a tiny size (odd shapes: edges on every side).
+cupat_cli_test(bench_conv2d_cpu "bench conv2d --backend cpu --n 67x45 --reps 3" RC 0
+               OUT "conv2d +67x45 f32 1 channel 5x5, zero border.* ok .*9x9.*u8 RGB box 17x17, clamp border.* ok .*u8 RGB Gaussian \\(NPP's weights\\) 5x5.* ok .*roofline .* ms = max.*5 tables")
+cupat_cli_test(bench_conv2d_sep_cpu "bench conv2d_sep --backend cpu --n 67x45 --reps 3" RC 0
+               OUT "conv2d_sep +67x45 f32 1 channel 5x5.* ok .*u8 RGB box 3x3.* ok .*4 tables")
+cupat_cli_test(bench_stencil3d_cpu "bench stencil3d --backend cpu --n 5000 --reps 3" RC 0
+               OUT "stencil3d +17\\^3 f32 7-point, one step.* ok .*17\\^3 f32 27-point.* ok .*8 steps \\(cupat_stencil3d_run\\).* ok .*3 tables")
