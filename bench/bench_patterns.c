@@ -27,6 +27,8 @@ cupat_status bench_select_cases(bench_run *run, const bench_size *size);
 cupat_status bench_merge_cases(bench_run *run, const bench_size *size);
 cupat_status bench_sort_cases(bench_run *run, const bench_size *size);
 cupat_status bench_segsort_cases(bench_run *run, const bench_size *size);
+/* bench_bfs.c */
+cupat_status bench_bfs_cases(bench_run *run, const bench_size *size);
 /* bench_histogram.c */
 cupat_status bench_histogram_cases(bench_run *run, const bench_size *size);
 /* bench_sparse.c */
@@ -59,6 +61,7 @@ const bench_pattern bench_patterns[] = {
     {"merge", bench_merge_cases, NULL, "2^24", "2^20"},
     {"sort", bench_sort_cases, NULL, "2^22", "2^18"},
     {"segsort", bench_segsort_cases, NULL, "2^14", "2^10"},
+    {"bfs", bench_bfs_cases, NULL, "2^20", "2^14"},
     {"transpose", bench_transpose_cases, NULL, "4096x4096", "2048x2048"},
     {"stencil1d", bench_stencil1d_cases, NULL, "2^24", "2^22"},
     {"conv2d", bench_conv2d_cases, NULL, "3840x2160", "256x256"},

@@ -109,6 +109,18 @@ static double need_stencil3d(const bench_size *s, char *err, size_t len)
     return (8.0 + 64.0) * e * e * e;
 }
 
+/* A Kronecker graph of 2^ceil(log2 n) vertices, edge factor 16: the CSR
+ * (8 n + 4 * 32 n), levels and parents, and the host's build of it. */
+static double need_bfs(const bench_size *s, char *err, size_t len)
+{
+    double n = pow(2.0, ceil(log2(count(s) > 1 ? count(s) : 2)));
+    if (n > 1073741824.0) {
+        snprintf(err, len, "bfs: at most 2^30 vertices (Kronecker scale 30)");
+        return -1;
+    }
+    return 8.0 * n + 4.0 * 32.0 * n + 8.0 * n;
+}
+
 /* The shapes bench_gemm.c runs: S is S x S x S, RxC is m = R, n = k = C. */
 static double need_gemm(const bench_size *s, char *err, size_t len)
 {
@@ -155,6 +167,9 @@ const bench_size_model bench_size_models[] = {
     {"segsort", "segments of 16..1024 u32 keys (default 2^20; CPU 2^14)", need_segsort},
     {"histogram", "samples: u8 and f32 tables (default u8 1 GiB, f32 2^28, RGB 3840x2160; CPU 2^24)",
      need_histogram},
+    {"bfs", "vertices: a Kronecker graph of scale ceil(log2 n), edge factor 16 (default "
+            "scales 20 and 22; CPU 16)",
+     need_bfs},
     {"transpose", "ROWSxCOLS, or a count made square, f32 and f64 (default 16384x16384; CPU "
                   "4096x4096)",
      need_transpose},

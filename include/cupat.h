@@ -534,6 +534,153 @@ cupat_status cupat_unique(cupat_ctx *ctx, cupat_type type, size_t n, const void 
                           uint64_t *count);
 
 
+/* =============================================================== graph == */
+/* Graph traversal (PMPP ch. 15): a graph handle in CSR, breadth-first search
+ * from one or many sources, the Graph500 Kronecker generator and the
+ * Graph500 BFS validation. docs/bfs.md has the ladder and the rules.
+ *
+ * A cupat_graph holds n vertices (n <= INT32_MAX - 1: vertex ids, levels and
+ * parents are int32_t) and its adjacency in CSR: row_ptr (n + 1 uint64_t,
+ * so edge counts beyond 2^32 work), col_idx (int32_t), on the context's
+ * backend, plus a host copy for the validation; a directed graph also keeps
+ * its transpose (the in-edges a bottom-up step scans). The handle owns
+ * everything: create calls copy the caller's arrays, which may be host or
+ * backend memory (detected per pointer).
+ *
+ * Building follows Graph500 kernel 1, which lets the construction drop what
+ * the search never needs: self-loops (u, u) and duplicate edges are REMOVED
+ * from the CSR; CUPAT_GRAPH_UNDIRECTED first adds (v, u) for every (u, v)
+ * (symmetrized, then deduplicated). The input tuples still count for TEPS:
+ * Graph500 counts every input tuple, self-loops and duplicates included,
+ * whose endpoints lie in the searched component (cupat_bfs_check's
+ * traversed_edges). Neighbours of a vertex are sorted by id. */
+typedef struct cupat_graph cupat_graph;
+
+#define CUPAT_GRAPH_DIRECTED 0u   /* flags: keep (u, v) as u -> v only       */
+#define CUPAT_GRAPH_UNDIRECTED 1u /* flags: (u, v) is u -> v and v -> u      */
+
+/* From nedges pairs edges[2i] -> edges[2i + 1] (Graph500's packed edge
+ * list) of id_type CUPAT_I32, CUPAT_U32, CUPAT_I64 or CUPAT_U64; every id in
+ * [0, n) (the message names the first pair that is not). n == 0 needs
+ * nedges == 0; edges may be NULL when nedges == 0. */
+cupat_status cupat_graph_create_edges(cupat_ctx *ctx, cupat_graph **g, size_t n,
+                                      size_t nedges, cupat_type id_type, const void *edges,
+                                      unsigned flags);
+/* From a CSR triple: row_ptr (n + 1 entries, starting at 0, never
+ * decreasing, ending at nnz) and col_idx (nnz entries in [0, n)), both of
+ * index_type (the four integer types). Self-loops and repeated columns are
+ * dropped; CUPAT_GRAPH_UNDIRECTED symmetrizes. */
+cupat_status cupat_graph_create_csr(cupat_ctx *ctx, cupat_graph **g, size_t n, size_t nnz,
+                                    cupat_type index_type, const void *row_ptr,
+                                    const void *col_idx, unsigned flags);
+/* From a file (or `size` bytes in memory; messages then say "(memory)").
+ * A file starting with "%%MatrixMarket" is read by cupat_mm_read (its
+ * rules and messages; the matrix must be square): the pattern of the
+ * matrix, entry (i, j) is the edge i -> j (values ignored), a symmetric
+ * file comes with both triangles. Otherwise a plain edge list: one edge "u v" a
+ * line (0-based decimal ids separated by blanks or tabs, an optional third
+ * numeric field, a weight, is ignored), blank lines and lines starting with
+ * '#' or '%' skipped; n = the largest id + 1. Refused with
+ * CUPAT_ERROR_FORMAT and a message naming the file and the line: a missing
+ * or non-numeric id, a negative id or one >= INT32_MAX - 1, a third field
+ * that is not a number, a fourth field. Unreadable file: CUPAT_ERROR_IO. */
+cupat_status cupat_graph_read(cupat_ctx *ctx, cupat_graph **g, const char *path,
+                              unsigned flags);
+cupat_status cupat_graph_read_memory(cupat_ctx *ctx, cupat_graph **g, const void *data,
+                                     size_t size, unsigned flags);
+
+/* The Graph500 Kronecker (R-MAT) generator: 2^scale vertices, edge_factor
+ * 2^scale edges, each placed by scale quadrant choices with
+ * (A, B, C, D) = (0.57, 0.19, 0.19, 0.05), then the vertex labels permuted
+ * and the edge list shuffled, as the Graph500 specification says. The
+ * random stream is splitmix64 from `seed` (the same edges for the same
+ * seed on every machine and thread count), not the reference code's MRG.
+ * cupat_kronecker_edges writes the 2 edge_factor 2^scale ids (int64_t,
+ * host memory) of the input list; cupat_graph_kronecker builds the
+ * undirected graph of those edges. scale 1..30, edge_factor 1..1024. */
+cupat_status cupat_kronecker_edges(int scale, int edge_factor, uint64_t seed, int64_t *edges);
+cupat_status cupat_graph_kronecker(cupat_ctx *ctx, cupat_graph **g, int scale,
+                                   int edge_factor, uint64_t seed);
+
+/* Frees the handle; NULL g is accepted. ctx: the context g was made on. */
+cupat_status cupat_graph_destroy(cupat_ctx *ctx, cupat_graph *g);
+
+/* What a handle holds. */
+typedef struct cupat_graph_info {
+    size_t vertices;     /* n                                                 */
+    size_t edges;        /* CSR entries (an undirected edge counts twice)     */
+    size_t input_edges;  /* tuples given (Graph500's M)                       */
+    size_t self_loops;   /* input tuples (u, u), dropped                      */
+    size_t duplicates;   /* CSR entries dropped as repeats                    */
+    size_t max_degree;   /* longest adjacency list (out-degree)               */
+    size_t isolated;     /* vertices with no edge in or out                   */
+    int undirected;      /* 1 when symmetrized                                */
+} cupat_graph_info;
+cupat_status cupat_graph_get_info(cupat_ctx *ctx, const cupat_graph *g,
+                                  cupat_graph_info *info);
+/* Copy the CSR out (n + 1 uint64_t, edges int32_t; host or backend memory;
+ * either pointer may be NULL to skip it). */
+cupat_status cupat_graph_get_csr(cupat_ctx *ctx, const cupat_graph *g, uint64_t *row_ptr,
+                                 int32_t *col_idx);
+
+/* Breadth-first search (pattern "bfs") from `source`: levels[v] = the
+ * number of edges on a shortest path source -> v, -1 where v is not
+ * reachable; parents[v] = v's predecessor on one such path (the BFS tree),
+ * parents[source] = source, -1 where unreached. levels and parents have n
+ * int32_t elements of backend memory (parents may be NULL: levels only;
+ * they must not overlap). Levels are unique; parents may differ between
+ * rungs and runs (any valid tree). The default CUDA rung is
+ * direction-optimizing (Beamer 2012): top-down while the frontier is small,
+ * bottom-up while it is large. The call waits for its work (each level's
+ * frontier size decides the next step on the host). */
+cupat_status cupat_bfs(cupat_ctx *ctx, const cupat_graph *g, int32_t source, int32_t *levels,
+                       int32_t *parents);
+/* From nsources sources at once (host array, repeats allowed, nsources >= 1):
+ * levels[v] = the distance to the nearest source; parents[s] = s for every
+ * source. */
+cupat_status cupat_bfs_multi(cupat_ctx *ctx, const cupat_graph *g, size_t nsources,
+                             const int32_t *sources, int32_t *levels, int32_t *parents);
+
+/* The Graph500 validation of a search result (levels and parents: n int32_t,
+ * host or backend memory; sources as for cupat_bfs_multi). The rules:
+ *   CUPAT_BFS_RULE_SOURCE: a source has level 0 and is its own parent, and
+ *     only sources have level 0;
+ *   CUPAT_BFS_RULE_RANGE: every level is -1 or in [0, n), every parent -1
+ *     or a vertex, and a vertex is unreached in both arrays or in neither;
+ *   CUPAT_BFS_RULE_TREE_EDGE: every tree edge parents[v] -> v is an edge;
+ *   CUPAT_BFS_RULE_TREE_LEVEL: levels differ by one along tree edges
+ *     (levels[parents[v]] = levels[v] - 1: no cycles);
+ *   CUPAT_BFS_RULE_EDGE_LEVEL: every edge u -> w with u reached has
+ *     levels[w] <= levels[u] + 1 (undirected: they differ by at most one);
+ *   CUPAT_BFS_RULE_SPAN: every vertex reachable is reached (no edge leads
+ *     from a reached vertex to an unreached one).
+ * Returns CUPAT_SUCCESS when the check ran; check->valid says whether the
+ * result passed, and otherwise check->rule, check->vertex and
+ * check->message (one line) name the first violation found. Host work
+ * (OpenMP); waits for the context's stream. */
+typedef enum cupat_bfs_rule {
+    CUPAT_BFS_RULE_NONE = 0,
+    CUPAT_BFS_RULE_SOURCE = 1,
+    CUPAT_BFS_RULE_RANGE = 2,
+    CUPAT_BFS_RULE_TREE_EDGE = 3,
+    CUPAT_BFS_RULE_TREE_LEVEL = 4,
+    CUPAT_BFS_RULE_EDGE_LEVEL = 5,
+    CUPAT_BFS_RULE_SPAN = 6
+} cupat_bfs_rule;
+typedef struct cupat_bfs_check {
+    int valid;                /* 1: every rule holds                           */
+    cupat_bfs_rule rule;      /* the first rule broken (NONE when valid)        */
+    int64_t vertex;           /* the vertex where it was found (-1 if none)     */
+    size_t reached;           /* vertices with a level                          */
+    int32_t depth;            /* the largest level                              */
+    uint64_t traversed_edges; /* input tuples (u, v) with u reached: the TEPS m */
+    char message[192];
+} cupat_bfs_check;
+cupat_status cupat_bfs_check_result(cupat_ctx *ctx, const cupat_graph *g, size_t nsources,
+                                    const int32_t *sources, const int32_t *levels,
+                                    const int32_t *parents, cupat_bfs_check *check);
+/* ========================================================= end graph == */
+
 /* ------------------------------------------------------- merge and sort -- */
 /* Key order of cupat_merge and the sorts. Integers by value. Floats (f32,
  * f64) in a total order on their bits, the usual radix-sort bit flip

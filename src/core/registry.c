@@ -26,6 +26,7 @@ extern const cupat_pattern_desc cupat__pattern_merge;
 extern const cupat_pattern_desc cupat__pattern_sort;
 extern const cupat_pattern_desc cupat__pattern_segsort;
 extern const cupat_pattern_desc cupat__pattern_spmv;
+extern const cupat_pattern_desc cupat__pattern_bfs;
 
 static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_vadd, &cupat__pattern_saxpy, &cupat__pattern_matadd,
@@ -38,6 +39,7 @@ static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_histogram,
     &cupat__pattern_merge, &cupat__pattern_sort, &cupat__pattern_segsort,
     &cupat__pattern_spmv,
+    &cupat__pattern_bfs,
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 _Static_assert(NPATTERNS <= CUPAT_MAX_PATTERNS, "raise CUPAT_MAX_PATTERNS");

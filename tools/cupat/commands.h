@@ -17,6 +17,7 @@ int cmd_lab_atomics(int argc, char **argv); /* cupat lab atomics                
 int cmd_hist(int argc, char **argv);      /* histogram of an image file          */
 int cmd_occupancy(int argc, char **argv); /* occupancy calculator, book examples  */
 int cmd_report(int argc, char **argv);    /* charts of bench JSON (matplotlib)  */
+int cmd_bfs(int argc, char **argv);       /* BFS on a graph, Graph500 statistics */
 int cmd_spmv(int argc, char **argv);      /* SpMV of a .mtx file or a generator */
 int cmd_cg(int argc, char **argv);        /* conjugate gradient on a .mtx file  */
 

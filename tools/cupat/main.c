@@ -22,6 +22,8 @@ static const command commands[] = {
      "blocks an SM by threads, registers, shared memory; the cliffs; the books' examples"},
     {"report", cmd_report,
      "charts of bench results (JSON): roofline, ladders, sweeps; HTML, PNG, SVG"},
+    {"bfs", cmd_bfs,
+     "breadth-first search on a graph file or Kronecker graph: Graph500 TEPS, validated"},
     {"gray", cmd_image, "RGB image file to gray (PMPP 3.2)"},
     {"blur", cmd_image, "box blur of an image file (PMPP 3.3)"},
     {"filter", cmd_filter, "Gaussian, box, sharpen, Sobel or a kernel file on an image (PMPP 7)"},

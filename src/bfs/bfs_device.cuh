@@ -1,0 +1,42 @@
+// bfs_device.cuh — device pieces the "bfs" kernels share: claiming a
+// vertex, the warp-aggregated queue append, the frontier bitmap.
+#ifndef CUPAT_BFS_DEVICE_CUH
+#define CUPAT_BFS_DEVICE_CUH
+
+#include "cupat_warp.cuh"
+
+#include <stdint.h>
+
+namespace cupat_bfs_dev {
+
+constexpr unsigned FULL = 0xffffffffu;
+
+// Claim unvisited w for level `next`: a plain read first (most neighbours
+// are visited: no atomic for them), then one atomicCAS decides among the
+// threads that found it unvisited together (PMPP 15.5).
+__device__ __forceinline__ bool claim(int32_t *levels, int32_t w, int32_t next)
+{
+    return levels[w] == -1 && atomicCAS(&levels[w], -1, next) == -1;
+}
+
+// Append the lanes' claimed vertices to the queue with one atomicAdd a warp
+// (ballot rank, the leader's add broadcast). Every lane of the warp calls.
+__device__ __forceinline__ void warp_push(bool push, int32_t w, int32_t *queue,
+                                          unsigned int *count)
+{
+    unsigned n;
+    const unsigned rank = cupat_dev::warp_ballot_rank(push, n);
+    if (n == 0) return; // the whole warp agrees
+    unsigned base = 0;
+    if (cupat_dev::lane_id() == 0) base = atomicAdd(count, n);
+    base = __shfl_sync(FULL, base, 0);
+    if (push) queue[base + rank] = w;
+}
+
+__device__ __forceinline__ bool bit_test(const uint32_t *bm, int32_t v)
+{
+    return (bm[v >> 5] >> (v & 31)) & 1u;
+}
+
+} // namespace cupat_bfs_dev
+#endif
