@@ -16,6 +16,7 @@
 #endif
 #ifdef CUPAT_HAVE_NPPIF
 #include <nppi_filtering_functions.h>
+#include "vendor_npp.cuh"
 #endif
 
 extern "C" {
@@ -156,20 +157,7 @@ extern "C" int bench_npp_filter_rgb(int gauss5, const uint8_t *in, int width, in
 {
 #ifdef CUPAT_HAVE_NPPIF
     if (!in) return 0;
-    NppStreamContext c = {};
-    int dev = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceProp p;
-    cudaGetDeviceProperties(&p, dev);
-    c.hStream = (cudaStream_t)s;
-    c.nCudaDeviceId = dev;
-    c.nMultiProcessorCount = p.multiProcessorCount;
-    c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
-    c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
-    c.nSharedMemPerBlock = p.sharedMemPerBlock;
-    c.nCudaDevAttrComputeCapabilityMajor = p.major;
-    c.nCudaDevAttrComputeCapabilityMinor = p.minor;
-    cudaStreamGetFlags(c.hStream, &c.nStreamFlags);
+    NppStreamContext c = bench_npp_context((cudaStream_t)s);
     const int r = ksize / 2, step = 3 * width;
     NppiSize roi = {width - 2 * r, height - 2 * r};
     const size_t off = (size_t)r * step + 3 * (size_t)r;

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #ifdef CUPAT_HAVE_NPP
 #include <nppi_statistics_functions.h>
+#include "vendor_npp.cuh"
 #endif
 
 extern "C" {
@@ -83,20 +84,7 @@ extern "C" int bench_npp_hist_rgb(const uint8_t *x, int width, int height, unsig
                                   size_t *temp_bytes, cupat_stream s)
 {
 #ifdef CUPAT_HAVE_NPP
-    NppStreamContext c = {};
-    int dev = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceProp p;
-    cudaGetDeviceProperties(&p, dev);
-    c.hStream = (cudaStream_t)s;
-    c.nCudaDeviceId = dev;
-    c.nMultiProcessorCount = p.multiProcessorCount;
-    c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
-    c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
-    c.nSharedMemPerBlock = p.sharedMemPerBlock;
-    c.nCudaDevAttrComputeCapabilityMajor = p.major;
-    c.nCudaDevAttrComputeCapabilityMinor = p.minor;
-    cudaStreamGetFlags(c.hStream, &c.nStreamFlags);
+    NppStreamContext c = bench_npp_context((cudaStream_t)s);
     NppiSize roi = {width, height};
     int levels[3] = {257, 257, 257};
     Npp32s lo[3] = {0, 0, 0}, hi[3] = {256, 256, 256};

@@ -6,7 +6,7 @@
  * CMake finds MPI). The transport follows the context's backend: "mpi" for CPU
  * contexts (host buffers straight to MPI); "mpi-staged" for CUDA contexts
  * (device buffers staged through pinned host memory, so any MPI works); NCCL
- * between GPUs is the next step (docs/multi-gpu.md).
+ * between GPUs is the next step (docs/dist.md).
  *
  * Every call is collective: every rank of the communicator makes it, with the
  * same type, op and order (n may differ from rank to rank). Errors are local:

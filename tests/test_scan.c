@@ -38,7 +38,7 @@
 
 static cupat_ctx *ctx;
 static int large;
-static const char *only_rung, *only_part;
+static const char *only_rung;
 #define xmalloc(bytes) test_xmalloc(bytes)
 #define dalloc(bytes) test_dalloc(ctx, bytes)
 
@@ -1388,42 +1388,21 @@ static void test_ladders(void)
     }
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--rung") == 0 && i + 1 < argc) only_rung = argv[++i];
         else if (strcmp(argv[i], "--large") == 0) large = 1;
-        else if (strcmp(argv[i], "--part") == 0 && i + 1 < argc) only_part = argv[++i];
     }
     ctx = test_init(argc, argv);
     test_seed();
-    struct {
-        const char *name;
-        void (*fn)(void);
-    } parts[] = {{"ladders", test_ladders},     {"errors", test_errors},
-                 {"sweep", test_sweep},         {"l2", test_l2},
-                 {"misaligned", test_misaligned}, {"in place", test_in_place},
-                 {"specials", test_specials},   {"determinism", test_determinism},
-                 {"serial order", test_serial_order}, {"segmented", test_segmented},
-                 {"select", test_select},       {"huge", test_huge}};
-    double total = 0;
-    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-        if (only_part && strcmp(only_part, parts[i].name) != 0) continue;
-        double t0 = now();
-        parts[i].fn();
-        pool_release();
-        double dt = now() - t0;
-        total += dt;
-        printf("%-13s %6.2f s\n", parts[i].name, dt);
-        fflush(stdout);
-    }
-    printf("total %.1f s\n", total);
+    static const test_part parts[] = {
+        {"ladders", test_ladders},       {"errors", test_errors},
+        {"sweep", test_sweep},           {"l2", test_l2},
+        {"misaligned", test_misaligned}, {"in place", test_in_place},
+        {"specials", test_specials},     {"determinism", test_determinism},
+        {"serial order", test_serial_order}, {"segmented", test_segmented},
+        {"select", test_select},         {"huge", test_huge}};
+    test_run_parts(argc, argv, parts, sizeof parts / sizeof *parts, pool_release);
     return test_finish(ctx);
 }

@@ -22,7 +22,7 @@
 
 static cupat_ctx *ctx;
 static int large;
-static const char *only_rung, *only_part;
+static const char *only_rung;
 
 #define NKT 6
 static const cupat_type ktypes[NKT] = {CUPAT_U32, CUPAT_I32, CUPAT_F32,
@@ -655,20 +655,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--rung") == 0 && i + 1 < argc) only_rung = argv[++i];
         else if (strcmp(argv[i], "--large") == 0) large = 1;
-        else if (strcmp(argv[i], "--part") == 0 && i + 1 < argc) only_part = argv[++i];
     }
     ctx = test_init(argc, argv);
     test_seed();
-    struct {
-        const char *name;
-        void (*fn)(void);
-    } parts[] = {{"ladders", test_ladders}, {"errors", test_errors},       {"merge", test_merge},
-                 {"sort", test_sort},       {"segmented", test_segmented}, {"huge", test_huge}};
-    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-        if (only_part && strcmp(only_part, parts[i].name) != 0) continue;
-        parts[i].fn();
-        printf("%s done\n", parts[i].name);
-        fflush(stdout);
-    }
+    static const test_part parts[] = {{"ladders", test_ladders}, {"errors", test_errors},
+                                      {"merge", test_merge},     {"sort", test_sort},
+                                      {"segmented", test_segmented}, {"huge", test_huge}};
+    test_run_parts(argc, argv, parts, sizeof parts / sizeof *parts, NULL);
     return test_finish(ctx);
 }

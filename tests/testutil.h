@@ -104,6 +104,39 @@ static inline int test_finish(cupat_ctx *ctx)
     return t_failures ? 1 : 0;
 }
 
+/* A long test program's sections: --part NAME runs one (CTest splits the long
+ * suites into parts that run in parallel); each prints its seconds. `after`
+ * (may be NULL) runs after every part, e.g. to free pooled buffers. */
+typedef struct {
+    const char *name;
+    void (*fn)(void);
+} test_part;
+
+static inline void test_run_parts(int argc, char **argv, const test_part *parts, size_t n,
+                                  void (*after)(void))
+{
+    const char *only = NULL;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--part") == 0) only = argv[i + 1];
+    int ran = 0;
+    double total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (only && strcmp(only, parts[i].name) != 0) continue;
+        struct timespec a, b;
+        timespec_get(&a, TIME_UTC);
+        parts[i].fn();
+        if (after) after();
+        timespec_get(&b, TIME_UTC);
+        double dt = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+        total += dt;
+        ran++;
+        printf("%-13s %6.2f s\n", parts[i].name, dt);
+        fflush(stdout);
+    }
+    CHECK(ran > 0, "--part %s names no part of this test", only ? only : "(none)");
+    printf("total %.1f s\n", total);
+}
+
 /* Seeded generator (splitmix64): fresh inputs per run come from the seed the
  * test prints, so a failure can be replayed with CUPAT_TEST_SEED. */
 static uint64_t t_rng_state;

@@ -5,7 +5,7 @@
  * Transport: MPI on host buffers. A CUDA context's data goes through host
  * memory ("mpi-staged": cupat_memcpy to a host buffer, MPI, back), which any
  * MPI can carry; NCCL between GPUs comes with the multi-GPU session
- * (docs/multi-gpu.md). MPI counts are ints: one exchange moves at most
+ * (docs/dist.md). MPI counts are ints: one exchange moves at most
  * 2^31 - 1 elements a rank (CUPAT_ERROR_SIZE beyond). */
 #include "cupat_dist.h"
 #include "internal.h"
