@@ -66,12 +66,12 @@ static const cupat_variant_info blur_rungs[] = {
      CUDA, 0},
     {"blur", "separable",
      "row sums (16-bit scratch), then sliding column sums: O(1) per output",
-     "beyond the books", CUDA, 0},
+     "beyond the books", CUDA, 1},
     {"blur", "conv",
      "cupat_conv2d_separable's fused kernel (tile, row pass, column pass in shared "
      "memory; one read, one write) with a ones filter and the integer-mean output; "
      "radius > 15 runs separable",
-     "PMPP 7 (separable filter)", CUDA, 1},
+     "PMPP 7 (separable filter)", CUDA, 0},
     {"blur", "cpu", "OpenMP separable running sums", "OpenMP", CPU, 1},
 };
 
