@@ -25,7 +25,7 @@ struct bench_cusparse {
     size_t work_bytes;
     cudaStream_t stream;
     // CG (bench_cusparse_cg), made on first use
-    int64_t rows;
+    int64_t rows, cols, nnz;
     void *rp, *ci, *val; // the CSR arrays (the caller's)
     int i64;
     cublasHandle_t blas;
@@ -40,6 +40,18 @@ static int fail(char *err, size_t len, const char *what, int code)
     return -1;
 }
 
+// A fresh matrix descriptor: cusparseSpMV_preprocess ties a descriptor to one
+// algorithm, and SpMV with another on it gave wrong y (seen on the H100,
+// 2026-11-23): each algorithm tried, and the one kept, get their own.
+static cusparseStatus_t make_A(bench_cusparse *h)
+{
+    if (h->A) cusparseDestroySpMat(h->A);
+    h->A = NULL;
+    cusparseIndexType_t it = h->i64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+    return cusparseCreateCsr(&h->A, h->rows, h->cols, h->nnz, h->rp, h->ci, h->val, it, it,
+                             CUSPARSE_INDEX_BASE_ZERO, h->vt);
+}
+
 extern "C" int bench_cusparse_create(bench_cusparse **out, cupat_stream s, size_t rows, size_t cols,
                                      size_t nnz, int i64, int f64, void *row_ptr, void *col_idx,
                                      void *values, void *x, void *y, char *err, size_t errlen)
@@ -48,10 +60,11 @@ extern "C" int bench_cusparse_create(bench_cusparse **out, cupat_stream s, size_
     bench_cusparse *h = (bench_cusparse *)calloc(1, sizeof *h);
     if (!h) return fail(err, errlen, "calloc", 0);
     cusparseStatus_t st;
-    cusparseIndexType_t it = i64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
     h->vt = f64 ? CUDA_R_64F : CUDA_R_32F;
     h->stream = (cudaStream_t)s;
     h->rows = (int64_t)rows;
+    h->cols = (int64_t)cols;
+    h->nnz = (int64_t)nnz;
     h->rp = row_ptr;
     h->ci = col_idx;
     h->val = values;
@@ -59,8 +72,7 @@ extern "C" int bench_cusparse_create(bench_cusparse **out, cupat_stream s, size_
     if ((st = cusparseCreate(&h->handle)) != CUSPARSE_STATUS_SUCCESS)
         return free(h), fail(err, errlen, "cusparseCreate", (int)st);
     cusparseSetStream(h->handle, (cudaStream_t)s);
-    st = cusparseCreateCsr(&h->A, (int64_t)rows, (int64_t)cols, (int64_t)nnz, row_ptr, col_idx, values, it, it,
-                           CUSPARSE_INDEX_BASE_ZERO, h->vt);
+    st = make_A(h);
     if (st == CUSPARSE_STATUS_SUCCESS) st = cusparseCreateDnVec(&h->x, (int64_t)cols, x, h->vt);
     if (st == CUSPARSE_STATUS_SUCCESS) st = cusparseCreateDnVec(&h->y, (int64_t)rows, y, h->vt);
     if (st != CUSPARSE_STATUS_SUCCESS) {
@@ -94,6 +106,7 @@ extern "C" int bench_cusparse_create(bench_cusparse **out, cupat_stream s, size_
     cudaEventCreate(&e1);
     float best = -1;
     for (int i = 0; i < 2; i++) {
+        if (i && make_A(h) != CUSPARSE_STATUS_SUCCESS) continue;
         st = cusparseSpMV_preprocess(h->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, a, h->A, h->x, b, h->y, h->vt,
                                      algs[i], h->work);
         (void)st; // preprocess is optional: an algorithm without it still runs
@@ -118,6 +131,16 @@ extern "C" int bench_cusparse_create(bench_cusparse **out, cupat_stream s, size_
     if (best < 0) {
         bench_cusparse_destroy(h);
         return fail(err, errlen, "cusparseSpMV (both CSR algorithms)", 0);
+    }
+    if (h->alg != algs[1]) { // the descriptor holds the last algorithm's preprocessing
+        st = make_A(h);
+        if (st == CUSPARSE_STATUS_SUCCESS)
+            st = cusparseSpMV_preprocess(h->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, a, h->A, h->x, b, h->y,
+                                         h->vt, h->alg, h->work);
+        if (st != CUSPARSE_STATUS_SUCCESS && st != CUSPARSE_STATUS_NOT_SUPPORTED) {
+            bench_cusparse_destroy(h);
+            return fail(err, errlen, "cusparseCreateCsr / SpMV_preprocess (chosen algorithm)", (int)st);
+        }
     }
     *out = h;
     return 0;
