@@ -15,7 +15,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 2 || data[0] != '%') return -1; /* not a Matrix Market file */
     mm_coo m, back;
     if (cupat__mm_parse(NULL, (const char *)data, size, "(fuzz)", &m) != CUPAT_SUCCESS) return 0;
-    if (m.nnz <= (1u << 16)) {
+    /* A symmetric file with repeated entries expands past rows x cols: written
+     * as general it breaks the count rule the parser holds general files to
+     * (cupat_mm_write writes a handle, whose repeats are summed, so users never
+     * meet it): no round trip for those. */
+    if (m.nnz <= (1u << 16) && (double)m.nnz <= (double)m.rows * (double)m.cols) {
         char *text;
         size_t len;
         if (cupat__mm_format(NULL, "fuzz", &m, 0, 17, &text, &len) != CUPAT_SUCCESS) abort();
