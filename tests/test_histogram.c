@@ -303,13 +303,16 @@ static void sweep(void)
     const int cuda = t_backend == CUPAT_BACKEND_CUDA;
     size_t big = t_small ? 3001 : cuda ? ((size_t)1 << 20) + 13 : 20011;
     size_t mid = t_small ? 3001 : cuda ? 200003 : 20011;
+    /* n 0, 1, odd, misaligned (started 0 or 3 elements in), below */
+    static const size_t sizes[] = {0, 1, 31, 33, 1023, 4097};
+    /* the sample buffer holds the largest case of every loop, also in --small mode */
+    size_t cap = big > mid ? big : mid;
+    if (cap < sizes[5] + 3) cap = sizes[5] + 3;
     for (size_t k = 0; k < nr; k++) {
         const char *name = list[idx[k]].name;
         CHECK_OK(ctx, cupat_set_variant(ctx, "histogram", name));
         for (int s = 0; s < 4; s++) {
             size_t es = ssize((cupat_hist_sample)s);
-            /* room for the largest n below (4097 at offset 3) also in --small mode */
-            const size_t cap = big < 4101 ? 4101 : big;
             void *hx = test_xmalloc(cap * es + 16);
             /* every bin count, uniform, both the even rule's forms and range */
             for (size_t bi = 0; bi < NBINS; bi++) {
@@ -330,7 +333,6 @@ static void sweep(void)
                 }
             }
             /* distributions and sizes at 256 and 4096 bins: n 0, 1, odd, misaligned */
-            static const size_t sizes[] = {0, 1, 31, 33, 1023, 4097};
             for (int d = 0; d < D_COUNT; d++)
                 for (size_t bi = 3; bi <= 5; bi += 2) {
                     rule r = even_rule((cupat_hist_sample)s, all_bins[bi], 0);
