@@ -384,8 +384,8 @@ static void test_large(void)
     }
     uint64_t twohundred = 0;
     uint64_t *dc = test_dalloc(ctx, 256 * 8), h[256];
-    const char *rungs[] = {"vec16", "coarse_interleaved", "cluster"};
-    for (size_t k = 0; k < 3; k++) {
+    const char *rungs[] = {"vec16", "coarse_interleaved", "cluster", "byte_counters"};
+    for (size_t k = 0; k < 4; k++) {
         CHECK_OK(ctx, cupat_set_variant(ctx, "histogram", rungs[k]));
         CHECK_OK(ctx, cupat_histogram_even(ctx, CUPAT_HIST_U8, n, dx, 256, 0, 256, CUPAT_U64, dc, 0));
         test_download(ctx, h, dc, sizeof h);

@@ -2,7 +2,8 @@
  * the bin rule's parameters, the "histogram" ladder, dispatch.
  * Rung -> file: global_atomic .. aggregate: histogram_book.cu;
  * warp_aggregated, per_warp, vec16: histogram_warp.cu; cluster:
- * histogram_cluster.cu; serial, openmp: histogram_cpu.c. */
+ * histogram_cluster.cu; byte_counters: histogram_bytes.cu; serial, openmp:
+ * histogram_cpu.c. */
 #include "internal.h"
 #include "histogram/histogram_internal.h"
 
@@ -62,6 +63,12 @@ static const cupat_variant_info hist_rungs[HR_COUNT] = {
                     "bin counts too big for one block",
                     "beyond the book (CUDA Guide: thread-block clusters, DSMEM; sm_90)", CUDA,
                     0},
+    [HR_BYTE_COUNTERS] = {"histogram", "byte_counters",
+                          "8-bit samples: every thread its own 8-bit counter per byte value in "
+                          "shared memory (banks by lane), a plain load-add-store a sample and no "
+                          "atomics; 16-byte loads; rows summed with __dp4a every 240 samples; "
+                          "the bin rule applied once per value",
+                          "beyond the book (CUDA SDK histogram64, Podlozhnyuk 2007)", CUDA, 0},
     [HR_CPU_SERIAL] = {"histogram", "serial", "one loop over the samples: the reference",
                        "PMPP 9.1", CPU, 0},
     [HR_CPU_OPENMP] = {"histogram", "openmp",

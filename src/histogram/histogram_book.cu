@@ -196,6 +196,20 @@ static bool configure(const cupat_ctx *ctx, int rung, const hist_req *r, Params 
     switch (rung) {
     case HR_GLOBAL_ATOMIC:
     case HR_PRIVATE_GLOBAL: *smem = 0; return true;
+    case HR_BYTE_COUNTERS:
+        p.keys_smem = 0; // counts by byte value; the rule (keys in global memory) at the end
+        p.hist_off = 0;
+        if (r->sample != CUPAT_HIST_U8) {
+            snprintf(why, len, "it counts 8-bit samples only");
+            return false;
+        }
+        if (bytes_smem(r->channels) > max) {
+            snprintf(why, len, "%d channel(s) of 8-bit counters need %zu KiB of shared memory, the "
+                     "device gives a block %zu KiB", r->channels, bytes_smem(r->channels) >> 10, max >> 10);
+            return false;
+        }
+        *smem = bytes_smem(r->channels);
+        return true;
     case HR_CLUSTER: {
         unsigned sh = 0;
         int cs = cluster_size(r->total, &sh);
@@ -343,9 +357,24 @@ extern "C" cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r)
     p.total = r->total;
     p.channels = r->channels;
     bool ok = configure(ctx, rung, r, p, &smem, &cluster, why, sizeof why);
-    // The default chooses by bin count: vec16 while a block holds the
-    // histogram, else the cluster while one holds it, else vec16 straight to
-    // the output (global atomics with runs and warp aggregation).
+    // The default chooses by sample type and bin count: byte_counters for
+    // 8-bit samples of up to 3 channels (any bins: it counts byte values),
+    // vec16 while a block holds the histogram, else the cluster while one
+    // holds it, else vec16 straight to the output (global atomics with runs
+    // and warp aggregation).
+    if (ok && rung == HR_VEC16 && r->sample == CUPAT_HIST_U8 && r->channels <= 3 &&
+        !cupat__pinned(ctx, "histogram")) {
+        Params q = p;
+        size_t qs;
+        int qc;
+        char w2[200];
+        if (configure(ctx, HR_BYTE_COUNTERS, r, q, &qs, &qc, w2, sizeof w2)) {
+            rung = HR_BYTE_COUNTERS;
+            p = q;
+            smem = qs;
+            cluster = qc;
+        }
+    }
     if (ok && rung == HR_VEC16 && p.copies == 0 && !cupat__pinned(ctx, "histogram")) {
         Params q = p;
         size_t qs;
@@ -407,11 +436,14 @@ extern "C" cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r)
 
     const void *f = rung <= HR_AGGREGATE      ? book_kernel(rung, r->sample, r->range)
                     : rung == HR_CLUSTER       ? cluster_kernel(r->sample, r->range, p.fast8)
+                    : rung == HR_BYTE_COUNTERS ? bytes_kernel(r->channels)
                                                : warp_kernel(rung, r->sample, r->range, p.fast8);
     if (!f)
         return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: no kernel for rung %d (a bug in cupat)",
                            r->fn, rung);
-    const int block = rung == HR_CLUSTER ? CLUSTER_BLOCK : BLOCK;
+    const int block = rung == HR_CLUSTER         ? CLUSTER_BLOCK
+                      : rung == HR_BYTE_COUNTERS ? bytes_block(r->channels)
+                                                 : BLOCK;
     if (smem > (48 << 10))
         CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int rgrid = 0;

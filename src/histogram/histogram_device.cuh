@@ -176,13 +176,26 @@ template <typename T> __device__ __forceinline__ T load(const Params &p, unsigne
 // Every sample of the chunk, 16-byte loads (two in flight a thread) over a
 // grid-stride loop, the unaligned head and the tail one sample a thread:
 // add(bin) for each, in the thread's own order.
+// The chunk as 16-byte vectors: `head` samples before the first aligned
+// one, `nvec` vectors, then the samples from `tail` on.
+template <typename T> struct Split16 {
+    unsigned head, nvec, tail;
+    __device__ __forceinline__ explicit Split16(const Params &p)
+    {
+        constexpr unsigned V = 16 / sizeof(T);
+        const unsigned mis = (unsigned)(((uintptr_t)p.x & 15) / sizeof(T));
+        head = mis ? (V - mis < p.n ? V - mis : p.n) : 0;
+        nvec = (p.n - head) / V;
+        tail = head + nvec * V;
+    }
+};
+
 template <typename T, bool FAST8, class Bin, class Add>
 __device__ __forceinline__ void for_each_bin16(const Params &p, const Bin &bin, Add &add)
 {
     constexpr unsigned V = 16 / sizeof(T);
-    const unsigned mis = (unsigned)(((uintptr_t)p.x & 15) / sizeof(T));
-    const unsigned head = mis ? (V - mis < p.n ? V - mis : p.n) : 0;
-    const unsigned nvec = (p.n - head) / V, tail = head + nvec * V;
+    const Split16<T> sp(p);
+    const unsigned head = sp.head, nvec = sp.nvec, tail = sp.tail;
     const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x, nth = gridDim.x * blockDim.x;
     const uint4 *xv = reinterpret_cast<const uint4 *>(p.x + (size_t)head * sizeof(T));
     auto one = [&](T v, unsigned i) { add(FAST8 ? (int)((unsigned)v >> p.ishift) : bin(v, i)); };
@@ -243,6 +256,15 @@ namespace cupat_histogram {
 const void *warp_kernel(int rung, cupat_hist_sample s, int range, int fast8);
 const void *cluster_kernel(cupat_hist_sample s, int range, int fast8);
 constexpr int CLUSTER_BLOCK = 512;
+// histogram_bytes.cu: 8-bit samples of 1..4 channels; blocks of
+// bytes_block(channels) threads with bytes_smem(channels) of shared memory.
+const void *bytes_kernel(int channels);
+inline int bytes_block(int channels) { return channels == 4 ? 128 : 256; }
+inline size_t bytes_smem(int channels)
+{
+    const int per = 256 / bytes_block(channels); // channel slices a 256-byte row holds
+    return (size_t)((channels + per - 1) / per) << 16;
+}
 } // namespace cupat_histogram
 
 #endif
