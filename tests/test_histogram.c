@@ -384,8 +384,8 @@ static void test_large(void)
     }
     uint64_t twohundred = 0;
     uint64_t *dc = test_dalloc(ctx, 256 * 8), h[256];
-    const char *rungs[] = {"vec16", "coarse_interleaved", "cluster", "byte_counters"};
-    for (size_t k = 0; k < 4; k++) {
+    const char *rungs[] = {"vec16", "coarse_interleaved", "cluster", "byte_counters", "packed16"};
+    for (size_t k = 0; k < 5; k++) {
         CHECK_OK(ctx, cupat_set_variant(ctx, "histogram", rungs[k]));
         CHECK_OK(ctx, cupat_histogram_even(ctx, CUPAT_HIST_U8, n, dx, 256, 0, 256, CUPAT_U64, dc, 0));
         test_download(ctx, h, dc, sizeof h);
@@ -504,6 +504,56 @@ static void test_bad(void)
     CHECK_OK(ctx, cupat_free(ctx, dc));
 }
 
+/* packed16's overflow paths: both bins of one shared word (0 and 1) past
+ * 2^16 counts in every block, alternating so that runs stay short, and one
+ * hot odd bin (65535) in long runs; 65536 bins over u16 samples. */
+static void test_packed_overflow(void)
+{
+    if (only_rung && strcmp(only_rung, "packed16")) return;
+    const size_t n = t_small ? ((size_t)1 << 21) + 3 : ((size_t)1 << 25) + 3;
+    uint16_t *hx = malloc(n * 2);
+    uint32_t *want = calloc(65536, 4), *got = malloc(65536 * 4);
+    CHECK(hx && want && got, "packed16 overflow: no host memory");
+    if (!hx || !want || !got) {
+        free(hx), free(want), free(got);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* the first half alternates 0/1; the second half mostly 65535 */
+        uint16_t v = i < n / 2 ? (uint16_t)(i & 1) : (i % 97 == 0 ? (uint16_t)(i % 65536) : 65535);
+        hx[i] = v;
+        want[v]++;
+    }
+    uint16_t *dx = test_upload(ctx, hx, n * 2);
+    uint32_t *dc = test_dalloc(ctx, 65536 * 4);
+    CHECK_OK(ctx, cupat_set_variant(ctx, "histogram", "packed16"));
+    /* one block holds far fewer samples than n: every block overflows */
+    CHECK_OK(ctx, cupat_histogram_even(ctx, CUPAT_HIST_U16, n, dx, 65536, 0, 65536, CUPAT_U32, dc, 0));
+    test_download(ctx, got, dc, 65536 * 4);
+    size_t bad = 0, first = 0;
+    for (size_t b = 0; b < 65536; b++)
+        if (got[b] != want[b] && !bad++) first = b;
+    CHECK(bad == 0, "packed16 overflow: %zu bins wrong, first %zu: got %u, want %u", bad, first, got[first],
+          want[first]);
+    /* u64 counts, accumulating onto the u32 result's values */
+    uint64_t *dc64 = test_dalloc(ctx, 65536 * 8), *g64 = malloc(65536 * 8);
+    CHECK_OK(ctx, cupat_histogram_even(ctx, CUPAT_HIST_U16, n, dx, 65536, 0, 65536, CUPAT_U64, dc64, 0));
+    CHECK_OK(ctx, cupat_histogram_even(ctx, CUPAT_HIST_U16, n, dx, 65536, 0, 65536, CUPAT_U64, dc64, 1));
+    if (g64) {
+        test_download(ctx, g64, dc64, 65536 * 8);
+        bad = 0;
+        for (size_t b = 0; b < 65536; b++)
+            if (g64[b] != 2 * (uint64_t)want[b] && !bad++) first = b;
+        CHECK(bad == 0, "packed16 overflow u64: %zu bins wrong, first %zu: got %llu, want %llu", bad, first,
+              (unsigned long long)g64[first], 2 * (unsigned long long)want[first]);
+    }
+    CHECK_OK(ctx, cupat_set_variant(ctx, "histogram", NULL));
+    CHECK_OK(ctx, cupat_free(ctx, dx));
+    CHECK_OK(ctx, cupat_free(ctx, dc));
+    CHECK_OK(ctx, cupat_free(ctx, dc64));
+    free(hx), free(want), free(got), free(g64);
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -514,6 +564,7 @@ int main(int argc, char **argv)
     test_seed();
     test_bad();
     sweep();
+    if (t_backend == CUPAT_BACKEND_CUDA) test_packed_overflow();
     if (large && t_backend == CUPAT_BACKEND_CUDA) test_large();
     return test_finish(ctx);
 }

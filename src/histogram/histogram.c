@@ -2,8 +2,8 @@
  * the bin rule's parameters, the "histogram" ladder, dispatch.
  * Rung -> file: global_atomic .. aggregate: histogram_book.cu;
  * warp_aggregated, per_warp, vec16: histogram_warp.cu; cluster:
- * histogram_cluster.cu; byte_counters: histogram_bytes.cu; serial, openmp:
- * histogram_cpu.c. */
+ * histogram_cluster.cu; byte_counters: histogram_bytes.cu; packed16:
+ * histogram_packed.cu; serial, openmp: histogram_cpu.c. */
 #include "internal.h"
 #include "histogram/histogram_internal.h"
 
@@ -69,6 +69,11 @@ static const cupat_variant_info hist_rungs[HR_COUNT] = {
                           "atomics; 16-byte loads; rows summed with __dp4a every 240 samples; "
                           "the bin rule applied once per value",
                           "beyond the book (CUDA SDK histogram64, Podlozhnyuk 2007)", CUDA, 0},
+    [HR_PACKED16] = {"histogram", "packed16",
+                     "16-bit counters in pairs (one 32-bit shared atomic adds to either half; "
+                     "the old value shows each overflow, sent to the output exactly): twice "
+                     "the bins one block holds, e.g. 65536 in 128 KiB; loads and runs as vec16",
+                     "beyond the book (packed counters)", CUDA, 0},
     [HR_CPU_SERIAL] = {"histogram", "serial", "one loop over the samples: the reference",
                        "PMPP 9.1", CPU, 0},
     [HR_CPU_OPENMP] = {"histogram", "openmp",

@@ -149,7 +149,7 @@ bool persistent(int rung)
 
 bool uses_lut(const hist_req *r, int rung)
 {
-    return r->sample == CUPAT_HIST_U8 && (rung == HR_VEC16 || rung == HR_CLUSTER);
+    return r->sample == CUPAT_HIST_U8 && (rung == HR_VEC16 || rung == HR_CLUSTER || rung == HR_PACKED16);
 }
 
 bool fast8(const hist_req *r)
@@ -182,13 +182,13 @@ static bool configure(const cupat_ctx *ctx, int rung, const hist_req *r, Params 
                       int *cluster, char *why, size_t len)
 {
     const size_t ks = hist_key_size(r->sample), max = optin(ctx), hist = (size_t)r->total * 4;
-    p.fast8 = (rung == HR_VEC16 || rung == HR_CLUSTER) && fast8(r);
+    p.fast8 = (rung == HR_VEC16 || rung == HR_CLUSTER || rung == HR_PACKED16) && fast8(r);
     p.lut = uses_lut(r, rung) && !p.fast8;
     p.keys_smem = r->range && persistent(rung) && ((size_t)r->bins + 1) * ks <= KEYS_SMEM_MAX;
     p.copies = 1;
     *cluster = 0;
     size_t pro = prologue_bytes(p, r->range, ks);
-    if (p.keys_smem && pro + hist > max && rung != HR_CLUSTER) { // the histogram first
+    if (p.keys_smem && pro + hist > max && rung != HR_CLUSTER && rung != HR_PACKED16) { // the histogram first
         p.keys_smem = 0;
         pro = prologue_bytes(p, r->range, ks);
     }
@@ -196,6 +196,21 @@ static bool configure(const cupat_ctx *ctx, int rung, const hist_req *r, Params 
     switch (rung) {
     case HR_GLOBAL_ATOMIC:
     case HR_PRIVATE_GLOBAL: *smem = 0; return true;
+    case HR_PACKED16: {
+        const size_t words = ((size_t)r->total + 1) / 2 * 4;
+        if (pro + words > max && p.keys_smem) { // the counters first
+            p.keys_smem = 0;
+            pro = prologue_bytes(p, r->range, ks);
+            p.hist_off = (unsigned)pro;
+        }
+        if (pro + words > max) {
+            snprintf(why, len, "%u bins (x 2 bytes) do not fit in one block's %zu KiB of shared memory",
+                     r->total, max >> 10);
+            return false;
+        }
+        *smem = pro + words;
+        return true;
+    }
     case HR_BYTE_COUNTERS:
         p.keys_smem = 0; // counts by byte value; the rule (keys in global memory) at the end
         p.hist_off = 0;
@@ -360,8 +375,9 @@ extern "C" cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r)
     // The default chooses by sample type and bin count: byte_counters for
     // 8-bit samples of up to 3 channels (any bins: it counts byte values),
     // vec16 while a block holds the histogram, else the cluster while one
-    // holds it, else vec16 straight to the output (global atomics with runs
-    // and warp aggregation).
+    // holds it as 16-bit pairs (packed16), else the cluster while one holds
+    // it, else vec16 straight to the output (global atomics with runs and
+    // warp aggregation).
     if (ok && rung == HR_VEC16 && r->sample == CUPAT_HIST_U8 && r->channels <= 3 &&
         !cupat__pinned(ctx, "histogram")) {
         Params q = p;
@@ -380,7 +396,12 @@ extern "C" cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r)
         size_t qs;
         int qc;
         char w2[200];
-        if (configure(ctx, HR_CLUSTER, r, q, &qs, &qc, w2, sizeof w2)) {
+        if (configure(ctx, HR_PACKED16, r, q, &qs, &qc, w2, sizeof w2)) {
+            rung = HR_PACKED16;
+            p = q;
+            smem = qs;
+            cluster = qc;
+        } else if (configure(ctx, HR_CLUSTER, r, q, &qs, &qc, w2, sizeof w2)) {
             rung = HR_CLUSTER;
             p = q;
             smem = qs;
@@ -437,12 +458,14 @@ extern "C" cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r)
     const void *f = rung <= HR_AGGREGATE      ? book_kernel(rung, r->sample, r->range)
                     : rung == HR_CLUSTER       ? cluster_kernel(r->sample, r->range, p.fast8)
                     : rung == HR_BYTE_COUNTERS ? bytes_kernel(r->channels)
+                    : rung == HR_PACKED16      ? packed_kernel(r->sample, r->range, p.fast8)
                                                : warp_kernel(rung, r->sample, r->range, p.fast8);
     if (!f)
         return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: no kernel for rung %d (a bug in cupat)",
                            r->fn, rung);
     const int block = rung == HR_CLUSTER         ? CLUSTER_BLOCK
                       : rung == HR_BYTE_COUNTERS ? bytes_block(r->channels)
+                      : rung == HR_PACKED16      ? PACKED_BLOCK
                                                  : BLOCK;
     if (smem > (48 << 10))
         CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));

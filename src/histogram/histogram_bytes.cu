@@ -21,6 +21,8 @@
 // histogram_book.cu.
 #include "histogram/histogram_device.cuh"
 
+#include <stdlib.h>
+
 namespace cupat_histogram {
 namespace {
 
@@ -36,18 +38,20 @@ __device__ __forceinline__ int byte_bin(const Params &p, uint8_t v, unsigned i)
 
 // Count the 16 samples of w; sample k is in channel (phase + k) mod C, and
 // yr[m] is the counter offset word of channel (phase + m) mod C.
-template <int C> __device__ __forceinline__ void count16(unsigned char *smem, const uint4 &w, const unsigned (&yr)[C])
+template <int C, bool RED>
+__device__ __forceinline__ void count16(unsigned char *smem, const uint4 &w, const unsigned (&yr)[C], unsigned inc)
 {
     const unsigned wd[4] = {w.x, w.y, w.z, w.w};
 #pragma unroll
     for (int k = 0; k < 16; k++) {
         // bytes of the address: yr's low byte, the sample, yr's plane bytes
         const unsigned a = __byte_perm(wd[k >> 2], yr[k % C], 0x7604u | ((unsigned)(k & 3) << 4));
-        smem[a] = (unsigned char)(smem[a] + 1);
+        if (RED) atomicAdd(reinterpret_cast<unsigned *>(smem + (a & ~3u)), inc);
+        else smem[a] = (unsigned char)(smem[a] + 1);
     }
 }
 
-template <int C, int T> __global__ void __launch_bounds__(T, C == 1 ? 3 : 1) k_bytes(Params p)
+template <int C, int T, bool RED> __global__ void __launch_bounds__(T, C == 1 ? 3 : 1) k_bytes(Params p)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     constexpr int PER = 256 / T;       // channel slices in a 256-byte row
@@ -56,6 +60,7 @@ template <int C, int T> __global__ void __launch_bounds__(T, C == 1 ? 3 : 1) k_b
     constexpr unsigned BYTES = (unsigned)((C + PER - 1) / PER) << 16;
     const unsigned t = threadIdx.x, lane = t & 31;
     const unsigned off = 4 * lane + ((t >> 5) & 3) + 128 * (t >> 7);
+    const unsigned inc = 1u << (8 * ((t >> 5) & 3)); // RED: this thread's byte of the word
     unsigned y[C]; // channel c: off within its slice, plane in bytes 2..3
 #pragma unroll
     for (int c = 0; c < C; c++) y[c] = off + (unsigned)(c % PER) * T + ((unsigned)(c / PER) << 16);
@@ -92,7 +97,7 @@ template <int C, int T> __global__ void __launch_bounds__(T, C == 1 ? 3 : 1) k_b
                     for (int c = 1; c < C; c++)
                         if (s == (unsigned)c) yr[m] = y[c];
                 }
-                count16<C>(smem, w[k], yr);
+                count16<C, RED>(smem, w[k], yr, inc);
             }
         }
         __syncthreads();
@@ -142,15 +147,23 @@ template <int C, int T> __global__ void __launch_bounds__(T, C == 1 ? 3 : 1) k_b
 
 } // namespace
 
-const void *bytes_kernel(int channels)
+template <bool RED> const void *bytes_kernel_of(int channels)
 {
     switch (channels) {
-    case 1: return (const void *)k_bytes<1, 256>;
-    case 2: return (const void *)k_bytes<2, 256>;
-    case 3: return (const void *)k_bytes<3, 256>;
-    case 4: return (const void *)k_bytes<4, 128>;
+    case 1: return (const void *)k_bytes<1, 256, RED>;
+    case 2: return (const void *)k_bytes<2, 256, RED>;
+    case 3: return (const void *)k_bytes<3, 256, RED>;
+    case 4: return (const void *)k_bytes<4, 128, RED>;
     }
     return nullptr;
+}
+
+const void *bytes_kernel(int channels)
+{
+    // EXPERIMENT (removed once measured): CUPAT_HIST_BYTES_RED=1 counts with a
+    // shared atomic add on the counter's word instead of load-add-store.
+    const char *e = getenv("CUPAT_HIST_BYTES_RED");
+    return e && e[0] == '1' ? bytes_kernel_of<true>(channels) : bytes_kernel_of<false>(channels);
 }
 
 } // namespace cupat_histogram

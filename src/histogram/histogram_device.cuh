@@ -256,6 +256,9 @@ namespace cupat_histogram {
 const void *warp_kernel(int rung, cupat_hist_sample s, int range, int fast8);
 const void *cluster_kernel(cupat_hist_sample s, int range, int fast8);
 constexpr int CLUSTER_BLOCK = 512;
+// histogram_packed.cu: 16-bit counters in pairs, blocks of PACKED_BLOCK.
+const void *packed_kernel(cupat_hist_sample s, int range, int fast8);
+constexpr int PACKED_BLOCK = 1024;
 // histogram_bytes.cu: 8-bit samples of 1..4 channels; blocks of
 // bytes_block(channels) threads with bytes_smem(channels) of shared memory.
 const void *bytes_kernel(int channels);

@@ -10,6 +10,8 @@
  *                         distributed shared memory (sm_90)
  *   histogram_bytes.cu    8-bit samples in per-thread 8-bit counters (no
  *                         atomics; the default for u8 up to 3 channels)
+ *   histogram_packed.cu   16-bit counters in pairs, overflows sent to the
+ *                         output exactly (twice the bins a block holds)
  *   histogram_device.cuh  the bin rule on the device, the rungs' shared parts
  *   histogram_cpu.c       OpenMP reference and backend
  * C interface; .cu files include it inside their extern "C" parts. */
@@ -40,6 +42,7 @@ typedef enum hist_rung {
     HR_VEC16,             /* per-warp copies + 16-byte loads + runs + match (default) */
     HR_CLUSTER,           /* distributed shared memory over a thread-block cluster */
     HR_BYTE_COUNTERS,     /* 8-bit samples: a thread's own 8-bit counters, no atomics */
+    HR_PACKED16,          /* 16-bit counters in pairs: twice the bins in a block */
     /* CPU backend */
     HR_CPU_SERIAL,
     HR_CPU_OPENMP,        /* the CPU default */
