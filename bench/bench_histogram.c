@@ -4,7 +4,9 @@
  * u8, 256 bins over [0, 256), 1 GiB: uniform, skewed (90% one value) and
  *   all-equal bytes: cub::DeviceHistogram::HistogramEven.
  * f32 in [0, 1), 2^28 samples, 256 / 4096 / 65536 bins: Even
- *   (HistogramEven) and Range (boundaries b / bins: HistogramRange).
+ *   (HistogramEven) and Range (boundaries b / bins: HistogramRange); and
+ *   Range over 4096 uneven boundaries ((b / bins)^2), where no shortcut
+ *   applies. Each table ends with a "default" row: no rung pinned.
  * RGB 3840x2160 (uniform bytes), 256 bins a channel: cupat_histogram_channels
  *   against cub::DeviceHistogram::MultiHistogramEven<3, 3> and, where NPP was
  *   found at configure time, nppiHistogramEven_8u_C3R_Ctx.
@@ -44,6 +46,8 @@ typedef struct hb_state {
     void *x;
     unsigned *counts;
     double *bounds;  /* host, cupat */
+    float *hlevels;  /* host copy of dlevels (the uneven case's reference) */
+    int uneven;      /* range boundaries (b / bins)^2, not an even grid */
     float *dlevels;  /* device, CUB */
     uint64_t *ref;
     void *temp;
@@ -132,7 +136,16 @@ static void reference(hb_state *st)
 #pragma omp for schedule(static)
         for (size_t i = 0; i < n; i++) {
             if (!mine) continue;
-            if (st->kind == K_F32_EVEN || st->kind == K_F32_RANGE) {
+            if (st->kind == K_F32_RANGE && st->uneven) {
+                float v = bench_rand_f32(72, i, 0.0f, 1.0f);
+                size_t lo = 0, hi = st->bins + 1; /* the first level > v */
+                while (lo < hi) {
+                    size_t mid = (lo + hi) / 2;
+                    if (st->hlevels[mid] <= v) lo = mid + 1;
+                    else hi = mid;
+                }
+                if (lo >= 1 && lo <= st->bins) mine[lo - 1]++;
+            } else if (st->kind == K_F32_EVEN || st->kind == K_F32_RANGE) {
                 float v = bench_rand_f32(72, i, 0.0f, 1.0f);
                 float t = v * (float)st->bins; /* exact: bins a power of two */
                 mine[(size_t)t]++;
@@ -189,10 +202,20 @@ static cupat_status table(bench_run *run, hb_state *st, const char *title, const
         if (!row) return CUPAT_ERROR_OUT_OF_MEMORY;
         row->technique = v[i].technique;
         row->source = v[i].source;
-        row->is_default = v[i].is_default;
+        row->is_default = 0; /* the "default" row below is what runs unpinned */
         if (cupat_set_variant(run->ctx, "histogram", v[i].name) == CUPAT_SUCCESS)
             bench_measure(run, t, row, hb_run, hb_prepare, hb_check, 1, st);
         cupat_set_variant(run->ctx, "histogram", NULL);
+    }
+    if (!only) { /* no rung pinned: the library's choice (docs/histogram.md, "The default") */
+        bench_progress(run, "bench histogram %s: default", title);
+        bench_row *row = bench_table_add(run, t, "default", BENCH_ROW_RUNG);
+        if (!row) return CUPAT_ERROR_OUT_OF_MEMORY;
+        row->technique = "no rung pinned: picks by sample type, bin count and boundaries (u8: "
+                         "byte_counters; a block's worth of bins: vec16; twice that: packed16; then "
+                         "cluster; boundaries on an exact even grid: the even rule)";
+        row->is_default = 1;
+        bench_measure(run, t, row, hb_run, hb_prepare, hb_check, 1, st);
     }
     for (int npp = 0; gpu(run) && npp < (st->kind == K_RGB ? 2 : 1); npp++) {
         st->npp = npp;
@@ -265,6 +288,23 @@ cupat_status bench_histogram_cases(bench_run *run, const bench_size *size)
                      st.bins, range ? "range (boundaries b / bins)" : "even");
             if (!s) s = table(run, &st, range ? "histogram f32 range" : "histogram f32 even", label);
         }
+    if (!s) { /* uneven boundaries: the search itself (no even-grid shortcut) */
+        st.kind = K_F32_RANGE;
+        st.n = n32;
+        st.bins = 4096;
+        st.uneven = 1;
+        st.hlevels = lv;
+        for (size_t b = 0; b <= st.bins; b++) {
+            double q = (double)b / (double)st.bins;
+            lv[b] = (float)(q * q);
+            st.bounds[b] = lv[b];
+        }
+        if (gpu(run)) s = cupat_memcpy(run->ctx, st.dlevels, lv, (st.bins + 1) * sizeof(float));
+        snprintf(label, sizeof label, "n=%s f32 in [0, 1), %zu bins, range (boundaries (b / bins)^2: uneven)",
+                 bench_fmt_count(nb, sizeof nb, n32), st.bins);
+        if (!s) s = table(run, &st, "histogram f32 range", label);
+        st.uneven = 0;
+    }
     if (!s) {
         st.kind = K_RGB;
         st.dist = 0;

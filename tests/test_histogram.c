@@ -366,6 +366,52 @@ static void sweep(void)
     CHECK_OK(ctx, cupat_set_variant(ctx, "histogram", NULL));
 }
 
+/* No rung pinned: the library's own choice (byte_counters for u8, packed16
+ * for 65536 bins on the GPU) and its range shortcut: boundaries that are
+ * exactly an even grid run as the even rule. Exact grids, the same grid with
+ * one key moved by one ulp or one unit (the shortcut must not apply), and
+ * random boundaries; boundary values are frequent samples (gen_value). */
+static void test_default(void)
+{
+    if (only_rung) return;
+    CHECK_OK(ctx, cupat_set_variant(ctx, "histogram", NULL));
+    const size_t n = t_small ? 3001 : t_backend == CUPAT_BACKEND_CUDA ? 200003 : 20011;
+    static const size_t bins_list[] = {1, 256, 4096, 65536};
+    for (int s = 0; s < 4; s++) {
+        void *hx = test_xmalloc(n * 4 + 16);
+        for (size_t bi = 0; bi < 4; bi++) {
+            size_t bins = bins_list[bi];
+            if (t_small && bins > 4096) continue;
+            for (int variant = 0; variant < 2; variant++) {
+                rule e = even_rule((cupat_hist_sample)s, bins, variant);
+                fill((cupat_hist_sample)s, &e, D_UNIFORM, hx, n);
+                run_case("default", (cupat_hist_sample)s, &e, hx, n, 0,
+                         fmt("even %zu bins [%g, %g)", bins, e.lower, e.upper));
+                /* the even grid as boundaries, then one key moved */
+                double *bd = test_xmalloc((bins + 1) * sizeof *bd);
+                for (int moved = 0; moved < 2; moved++) {
+                    for (size_t i = 0; i <= bins; i++)
+                        bd[i] = e.lower + (e.upper - e.lower) * (double)i / (double)bins;
+                    if (s != CUPAT_HIST_F32)
+                        for (size_t i = 0; i <= bins; i++) bd[i] = ceil(bd[i]);
+                    if (moved && bins > 1) {
+                        size_t k = bins / 2;
+                        bd[k] = s == CUPAT_HIST_F32 ? (double)nextafterf((float)bd[k], INFINITY) : bd[k] + 1;
+                        if (bd[k] > bd[k + 1]) bd[k] = bd[k + 1];
+                    }
+                    rule q = {1, bins, 0, 0, bd, 1, 0};
+                    fill((cupat_hist_sample)s, &q, D_UNIFORM, hx, n);
+                    run_case("default", (cupat_hist_sample)s, &q, hx, n, 0,
+                             fmt("range, %s even grid, %zu bins over [%g, %g)", moved ? "a moved key in an" : "an",
+                                 bins, e.lower, e.upper));
+                }
+                free(bd);
+            }
+        }
+        free(hx);
+    }
+}
+
 /* 2^32 + 5 u8 samples (GPU, --large): all 7 but 1000 of them 200; the u64
  * counts exact, the u32 counts modulo 2^32; chunked launches. */
 static void test_large(void)
@@ -564,6 +610,7 @@ int main(int argc, char **argv)
     test_seed();
     test_bad();
     sweep();
+    test_default();
     if (t_backend == CUPAT_BACKEND_CUDA) test_packed_overflow();
     if (large && t_backend == CUPAT_BACKEND_CUDA) test_large();
     return test_finish(ctx);

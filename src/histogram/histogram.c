@@ -65,9 +65,9 @@ static const cupat_variant_info hist_rungs[HR_COUNT] = {
                     0},
     [HR_BYTE_COUNTERS] = {"histogram", "byte_counters",
                           "8-bit samples: every thread its own 8-bit counter per byte value in "
-                          "shared memory (banks by lane), a plain load-add-store a sample and no "
-                          "atomics; 16-byte loads; rows summed with __dp4a every 240 samples; "
-                          "the bin rule applied once per value",
+                          "shared memory (banks by lane), one shared atomic add on the counter's "
+                          "word a sample (no contention, no result awaited); 16-byte loads; rows "
+                          "summed with __dp4a every 240 samples; the bin rule once per value",
                           "beyond the book (CUDA SDK histogram64, Podlozhnyuk 2007)", CUDA, 0},
     [HR_PACKED16] = {"histogram", "packed16",
                      "16-bit counters in pairs (one 32-bit shared atomic adds to either half; "
@@ -249,6 +249,32 @@ static cupat_status range_keys(cupat_ctx *ctx, const char *fn, const double *bd,
     return CUPAT_SUCCESS;
 }
 
+/* Whether r's keys are an even grid: then r holds the even rule's
+ * parameters too (over [keys[0], keys[bins])) and the caller may clear
+ * r->range. Checks the bounds first so that even_params never fails. */
+static int range_is_even(cupat_ctx *ctx, const char *fn, hist_req *r)
+{
+    double lo, hi;
+    if (r->sample == CUPAT_HIST_F32) {
+        const float *k = r->keys;
+        float w = k[r->bins] - k[0];
+        if (!isfinite(k[0]) || !isfinite(k[r->bins]) || !(k[0] < k[r->bins]) || !isfinite(w)) return 0;
+        lo = k[0];
+        hi = k[r->bins];
+    } else {
+        const int64_t *k = r->keys;
+        if (!(k[0] < k[r->bins])) return 0;
+        lo = (double)k[0];
+        hi = (double)k[r->bins];
+    }
+    hist_req e = *r;
+    e.range = 0;
+    if (even_params(ctx, fn, lo, hi, &e) != CUPAT_SUCCESS || !cupat__hist_keys_even(r, &e)) return 0;
+    *r = e;
+    r->range = 1; /* still, until the caller clears it */
+    return 1;
+}
+
 static cupat_status run(cupat_ctx *ctx, hist_req *r)
 {
     const cupat_variant_info *v;
@@ -280,6 +306,9 @@ cupat_status cupat_histogram_range(cupat_ctx *ctx, cupat_hist_sample sample, siz
     CUPAT_TRY(range_keys(ctx, fn, boundaries, &r, &keys));
     r.range = 1;
     r.keys = keys;
+    /* Boundaries that are exactly an even grid run as the even rule (a
+     * multiply instead of a search), unless a rung is pinned. */
+    if (!cupat__pinned(ctx, "histogram") && range_is_even(ctx, fn, &r)) r.range = 0;
     cupat_status s = run(ctx, &r);
     free(keys); /* the CUDA backend copied them (stream-ordered) before returning */
     return s;

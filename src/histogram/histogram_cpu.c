@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "histogram/histogram_internal.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,24 @@ static int64_t even_f32(const hist_req *r, float v)
 static int64_t range_f32(const hist_req *r, float v) { UPPER(float); }
 static int64_t range_int(const hist_req *r, int64_t v) { UPPER(int64_t); }
 #undef UPPER
+
+int cupat__hist_keys_even(const hist_req *r, const hist_req *e)
+{
+    /* The even rule is monotone in the sample and both rules cover
+     * [keys[0], keys[bins]): they agree on every sample when the even rule
+     * steps from b - 1 to b exactly at each key b = 1 .. bins - 1. */
+    for (unsigned b = 1; b < r->bins; b++) {
+        if (r->sample == CUPAT_HIST_F32) {
+            float k = ((const float *)r->keys)[b];
+            if (even_f32(e, k) != (int64_t)b || even_f32(e, nextafterf(k, -INFINITY)) != (int64_t)b - 1)
+                return 0;
+        } else {
+            int64_t k = ((const int64_t *)r->keys)[b];
+            if (even_int(e, k) != (int64_t)b || even_int(e, k - 1) != (int64_t)b - 1) return 0;
+        }
+    }
+    return 1;
+}
 
 int64_t cupat__hist_bin(const hist_req *r, size_t i)
 {

@@ -97,6 +97,11 @@ static inline size_t hist_sample_size(cupat_hist_sample s)
  * backend follows (histogram_cpu.c). */
 int64_t cupat__hist_bin(const hist_req *r, size_t i);
 
+/* Whether range request r's keys are exactly even request e's rule (e: r as
+ * an even request over [keys[0], keys[bins])): 1 when every sample gets the
+ * same bin from both. */
+int cupat__hist_keys_even(const hist_req *r, const hist_req *e);
+
 cupat_status cupat__histogram_cpu(cupat_ctx *ctx, const hist_req *r);
 cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r); /* histogram_book.cu */
 
