@@ -202,17 +202,8 @@ static cupat_status even_params(cupat_ctx *ctx, const char *fn, double lower, do
     return CUPAT_SUCCESS;
 }
 
-/* The least float >= v (v not NaN). */
-static float float_ceil(double v)
-{
-    float f = (float)v;
-    if ((double)f < v) f = nextafterf(f, INFINITY);
-    return f;
-}
-
-/* Boundaries to keys (histogram_internal.h); *keys is malloc'd. */
-static cupat_status range_keys(cupat_ctx *ctx, const char *fn, const double *bd, hist_req *r,
-                               void **keys)
+/* The boundaries: host memory, no NaN, sorted. */
+static cupat_status check_bounds(cupat_ctx *ctx, const char *fn, const double *bd, size_t bins)
 {
     if (!bd) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: boundaries is NULL", fn);
     cupat_memory_kind k = cupat__pointer_kind(bd);
@@ -220,8 +211,7 @@ static cupat_status range_keys(cupat_ctx *ctx, const char *fn, const double *bd,
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
                            "%s: boundaries = %p is device memory; it must be host memory", fn,
                            (const void *)bd);
-    const size_t nb = (size_t)r->bins + 1;
-    for (size_t i = 0; i < nb; i++) {
+    for (size_t i = 0; i <= bins; i++) {
         if (isnan(bd[i]))
             return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: boundaries[%zu] is NaN",
                                fn, i);
@@ -231,47 +221,49 @@ static cupat_status range_keys(cupat_ctx *ctx, const char *fn, const double *bd,
                                "boundaries[%zu] = %.17g",
                                fn, i, bd[i], i - 1, bd[i - 1]);
     }
+    return CUPAT_SUCCESS;
+}
+
+/* Checked boundaries to keys (histogram_internal.h); *keys is malloc'd. */
+static cupat_status range_keys(cupat_ctx *ctx, const char *fn, const double *bd, hist_req *r,
+                               void **keys)
+{
+    const size_t nb = (size_t)r->bins + 1;
     void *p = malloc(nb * hist_key_size(r->sample));
     if (!p) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     if (r->sample == CUPAT_HIST_F32) {
         float *f = p;
-        for (size_t i = 0; i < nb; i++) f[i] = float_ceil(bd[i]);
+        for (size_t i = 0; i < nb; i++) f[i] = hist_fkey(bd[i]);
     } else {
         int64_t *q = p;
-        for (size_t i = 0; i < nb; i++) {
-            double c = ceil(bd[i]);
-            q[i] = c < -INT_BOUND ? -(int64_t)INT_BOUND
-                   : c > INT_BOUND ? (int64_t)INT_BOUND
-                                   : (int64_t)c;
-        }
+        for (size_t i = 0; i < nb; i++) q[i] = hist_ikey(bd[i]);
     }
     *keys = p;
     return CUPAT_SUCCESS;
 }
 
-/* Whether r's keys are an even grid: then r holds the even rule's
- * parameters too (over [keys[0], keys[bins])) and the caller may clear
- * r->range. Checks the bounds first so that even_params never fails. */
-static int range_is_even(cupat_ctx *ctx, const char *fn, hist_req *r)
+/* Whether the checked boundaries bd are exactly an even grid: then r (a
+ * range request without keys yet) becomes the even request that counts
+ * every sample in the same bin. The bounds are checked first so that
+ * even_params never fails. */
+static int range_as_even(cupat_ctx *ctx, const char *fn, const double *bd, hist_req *r)
 {
     double lo, hi;
     if (r->sample == CUPAT_HIST_F32) {
-        const float *k = r->keys;
-        float w = k[r->bins] - k[0];
-        if (!isfinite(k[0]) || !isfinite(k[r->bins]) || !(k[0] < k[r->bins]) || !isfinite(w)) return 0;
-        lo = k[0];
-        hi = k[r->bins];
+        float k0 = hist_fkey(bd[0]), kn = hist_fkey(bd[r->bins]), w = kn - k0;
+        if (!isfinite(k0) || !isfinite(kn) || !(k0 < kn) || !isfinite(w)) return 0;
+        lo = k0;
+        hi = kn;
     } else {
-        const int64_t *k = r->keys;
-        if (!(k[0] < k[r->bins])) return 0;
-        lo = (double)k[0];
-        hi = (double)k[r->bins];
+        int64_t k0 = hist_ikey(bd[0]), kn = hist_ikey(bd[r->bins]);
+        if (!(k0 < kn)) return 0;
+        lo = (double)k0;
+        hi = (double)kn;
     }
     hist_req e = *r;
     e.range = 0;
-    if (even_params(ctx, fn, lo, hi, &e) != CUPAT_SUCCESS || !cupat__hist_keys_even(r, &e)) return 0;
+    if (even_params(ctx, fn, lo, hi, &e) != CUPAT_SUCCESS || !cupat__hist_keys_even(&e, bd)) return 0;
     *r = e;
-    r->range = 1; /* still, until the caller clears it */
     return 1;
 }
 
@@ -303,12 +295,13 @@ cupat_status cupat_histogram_range(cupat_ctx *ctx, cupat_hist_sample sample, siz
     hist_req r;
     void *keys = NULL;
     CUPAT_TRY(check_common(ctx, fn, sample, 1, n, x, bins, count_type, counts, flags, &r));
+    CUPAT_TRY(check_bounds(ctx, fn, boundaries, bins));
+    /* Boundaries that are exactly an even grid run as the even rule (a
+     * multiply instead of a search), unless a rung is pinned. */
+    if (!cupat__pinned(ctx, "histogram") && range_as_even(ctx, fn, boundaries, &r)) return run(ctx, &r);
     CUPAT_TRY(range_keys(ctx, fn, boundaries, &r, &keys));
     r.range = 1;
     r.keys = keys;
-    /* Boundaries that are exactly an even grid run as the even rule (a
-     * multiply instead of a search), unless a rung is pinned. */
-    if (!cupat__pinned(ctx, "histogram") && range_is_even(ctx, fn, &r)) r.range = 0;
     cupat_status s = run(ctx, &r);
     free(keys); /* the CUDA backend copied them (stream-ordered) before returning */
     return s;

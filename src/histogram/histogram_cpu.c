@@ -47,18 +47,28 @@ static int64_t range_f32(const hist_req *r, float v) { UPPER(float); }
 static int64_t range_int(const hist_req *r, int64_t v) { UPPER(int64_t); }
 #undef UPPER
 
-int cupat__hist_keys_even(const hist_req *r, const hist_req *e)
+/* The float just below k (finite k). */
+static float below(float k)
+{
+    if (k == 0.0f) return -0x1p-149f;
+    uint32_t u;
+    memcpy(&u, &k, 4);
+    u = k > 0.0f ? u - 1 : u + 1;
+    memcpy(&k, &u, 4);
+    return k;
+}
+
+int cupat__hist_keys_even(const hist_req *e, const double *bd)
 {
     /* The even rule is monotone in the sample and both rules cover
-     * [keys[0], keys[bins]): they agree on every sample when the even rule
+     * [key 0, key bins): they agree on every sample when the even rule
      * steps from b - 1 to b exactly at each key b = 1 .. bins - 1. */
-    for (unsigned b = 1; b < r->bins; b++) {
-        if (r->sample == CUPAT_HIST_F32) {
-            float k = ((const float *)r->keys)[b];
-            if (even_f32(e, k) != (int64_t)b || even_f32(e, nextafterf(k, -INFINITY)) != (int64_t)b - 1)
-                return 0;
+    for (unsigned b = 1; b < e->bins; b++) {
+        if (e->sample == CUPAT_HIST_F32) {
+            float k = hist_fkey(bd[b]);
+            if (even_f32(e, k) != (int64_t)b || even_f32(e, below(k)) != (int64_t)b - 1) return 0;
         } else {
-            int64_t k = ((const int64_t *)r->keys)[b];
+            int64_t k = hist_ikey(bd[b]);
             if (even_int(e, k) != (int64_t)b || even_int(e, k - 1) != (int64_t)b - 1) return 0;
         }
     }

@@ -20,6 +20,7 @@
 
 #include "cupat.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,10 +98,24 @@ static inline size_t hist_sample_size(cupat_hist_sample s)
  * backend follows (histogram_cpu.c). */
 int64_t cupat__hist_bin(const hist_req *r, size_t i);
 
-/* Whether range request r's keys are exactly even request e's rule (e: r as
- * an even request over [keys[0], keys[bins])): 1 when every sample gets the
- * same bin from both. */
-int cupat__hist_keys_even(const hist_req *r, const hist_req *e);
+/* Boundary to key (see hist_req.keys): the least float >= v (v not NaN),
+ * the least integer >= v clamped to +-2^40. */
+static inline float hist_fkey(double v)
+{
+    float f = (float)v;
+    if ((double)f < v) f = nextafterf(f, INFINITY);
+    return f;
+}
+static inline int64_t hist_ikey(double v)
+{
+    double c = ceil(v);
+    return c < -0x1p40 ? -(int64_t)0x1p40 : c > 0x1p40 ? (int64_t)0x1p40 : (int64_t)c;
+}
+
+/* Whether the keys of boundaries bd (bins + 1, checked) are exactly even
+ * request e's rule, e being over [key 0, key bins): 1 when every sample gets
+ * the same bin from both rules. */
+int cupat__hist_keys_even(const hist_req *e, const double *bd);
 
 cupat_status cupat__histogram_cpu(cupat_ctx *ctx, const hist_req *r);
 cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r); /* histogram_book.cu */
