@@ -64,6 +64,9 @@ static size_t len_rand(size_t r, size_t rows) { (void)r; (void)rows; return (siz
 static size_t len_empty_some(size_t r, size_t rows) { (void)rows; return r % 3 == 1 ? 0 : 1 + r % 5; }
 static size_t len_one_dense(size_t r, size_t rows) { return r == rows / 2 ? 100000 : 0; }
 static size_t len_one(size_t r, size_t rows) { (void)r; (void)rows; return 1; }
+/* rows longer than a merge_path block's items (256 threads x 8) side by
+ * side, and a few short ones between them */
+static size_t len_long_runs(size_t r, size_t rows) { (void)rows; return r % 3 == 2 ? 2 : 2049 + 1000 * (r % 5); }
 static size_t len_power(size_t r, size_t rows)
 {
     (void)rows;
@@ -299,6 +302,8 @@ static void test_rungs(cupat_ctx *ctx)
         {250, 250, len_empty_some, "empty rows"},
         {999, 1500, len_one_dense, "one dense row"},
         {2000, 2000, len_power, "power-law rows"},
+        {33, 30000, len_one_dense, "one row over many blocks"},
+        {40, 6100, len_long_runs, "long rows side by side"},
     };
     int big = !t_small;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
