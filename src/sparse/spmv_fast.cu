@@ -6,12 +6,8 @@
 //               (t+1)*IPT) of the merge of the row ends with the nonzero
 //               indices, found by a binary search along its diagonal, so
 //               every thread does IPT units of work however long the rows
-//               are. A row split over threads gets its pieces summed in
-//               thread order by the block, and a row split over blocks its
-//               blocks' sums by a second kernel in block order
-//               (deterministic; a first version summed every piece in the
-//               second kernel, one thread a row: 2.5 ms on R-MAT's 98K-long
-//               rows, H100).
+//               are. A row split over threads gets its pieces added by a
+//               second kernel, in thread order (deterministic).
 //   ell_vec16   ELL, a thread owns R = 16 / sizeof(value) adjacent rows and
 //               reads each slot of them as one 16-byte vector (values) and
 //               one or two (indices): a quarter of the load instructions.
@@ -48,75 +44,50 @@ constexpr int MP_IPT = 8;
 template <typename I, typename V>
 __global__ void __launch_bounds__(BLOCK)
     k_merge_path(size_t rows, size_t nnz, size_t nthreads, const I *rp, const I *col, const V *val, const V *x,
-                 V alpha, V beta, V *y, u64 *brow, V *bval)
+                 V alpha, V beta, V *y, u64 *crow, V *cval)
 {
-    __shared__ u64 srow[BLOCK];
-    __shared__ V sval[BLOCK];
     const size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    const size_t total = rows + nnz, d0 = t * MP_IPT, d1 = d0 + MP_IPT < total ? d0 + MP_IPT : total;
+    // the path's point on diagonal d0: i row ends and j = d0 - i nonzeros
+    // before it (a row end goes first when rp[i + 1] <= j)
+    int64_t lo = (int64_t)d0 - (int64_t)nnz, hi = (int64_t)(d0 < rows ? d0 : rows);
+    if (lo < 0) lo = 0;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)rp[mid + 1] <= (int64_t)d0 - mid - 1) lo = mid + 1;
+        else hi = mid;
+    }
+    int64_t i = lo, j = (int64_t)d0 - lo;
     V acc = 0;
-    bool has = false; // acc holds nonzeros of row i, which goes on past this thread
-    int64_t i = 0;
-    if (t < nthreads) {
-        const size_t total = rows + nnz, d0 = t * MP_IPT, d1 = d0 + MP_IPT < total ? d0 + MP_IPT : total;
-        // the path's point on diagonal d0: i row ends and j = d0 - i nonzeros
-        // before it (a row end goes first when rp[i + 1] <= j)
-        int64_t lo = (int64_t)d0 - (int64_t)nnz, hi = (int64_t)(d0 < rows ? d0 : rows);
-        if (lo < 0) lo = 0;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if ((int64_t)rp[mid + 1] <= (int64_t)d0 - mid - 1) lo = mid + 1;
-            else hi = mid;
-        }
-        i = lo;
-        int64_t j = (int64_t)d0 - lo;
-        for (size_t d = d0; d < d1; d++) {
-            if (j < (int64_t)rp[i + 1]) {
-                acc += val[j] * __ldg(&x[col[j]]);
-                j++;
-                has = true;
-            } else { // row i ends here: earlier threads' pieces are added below
-                store_y(y, (size_t)i, acc, alpha, beta);
-                acc = 0;
-                has = false;
-                i++;
-            }
+    bool has = false; // acc holds nonzeros of row i
+    for (size_t d = d0; d < d1; d++) {
+        if (j < (int64_t)rp[i + 1]) {
+            acc += val[j] * __ldg(&x[col[j]]);
+            j++;
+            has = true;
+        } else { // row i ends here: earlier threads' pieces come in the fix-up
+            store_y(y, (size_t)i, acc, alpha, beta);
+            acc = 0;
+            has = false;
+            i++;
         }
     }
-    // The pieces of one row come from consecutive threads. In the block:
-    // the first thread of each run sums it in thread order; a run that stops
-    // before the block's end is a row that ended in the next thread (its y
-    // stored before the barrier): added now. A run reaching the block's end
-    // goes on: it becomes the block's carry, added by k_merge_fixup.
-    srow[threadIdx.x] = has ? (u64)i : (u64)rows;
-    sval[threadIdx.x] = acc;
-    __syncthreads();
-    const u64 r = srow[threadIdx.x];
-    if (threadIdx.x == BLOCK - 1 && r >= rows) brow[blockIdx.x] = rows; // no carry out
-    if (r >= rows || (threadIdx.x > 0 && srow[threadIdx.x - 1] == r)) return;
-    V s = sval[threadIdx.x];
-    unsigned u = threadIdx.x + 1;
-    for (; u < BLOCK && srow[u] == r; u++) s += sval[u];
-    if (u < BLOCK) {
-        y[r] += alpha * s;
-    } else {
-        brow[blockIdx.x] = r;
-        bval[blockIdx.x] = s;
-    }
+    crow[t] = has ? (u64)i : (u64)rows;
+    cval[t] = acc;
 }
 
-// The blocks' carries: those of one row come from consecutive blocks (a row
-// longer than a block's items); the first of them sums the run in block
-// order and adds it once. Deterministic: the same sums in the same order on
-// every call.
+// The carries of one row come from consecutive threads: the first of them
+// sums the run in thread order and adds it once.
 template <typename V>
-__global__ void k_merge_fixup(size_t nblocks, size_t rows, const u64 *brow, const V *bval, V alpha, V *y)
+__global__ void k_merge_fixup(size_t nthreads, size_t rows, const u64 *crow, const V *cval, V alpha, V *y)
 {
-    const size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (b >= nblocks) return;
-    const u64 r = brow[b];
-    if (r >= rows || (b > 0 && brow[b - 1] == r)) return;
-    V s = bval[b];
-    for (size_t u = b + 1; u < nblocks && brow[u] == r; u++) s += bval[u];
+    const size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    const u64 r = crow[t];
+    if (r >= rows || (t > 0 && crow[t - 1] == r)) return;
+    V s = cval[t];
+    for (size_t u = t + 1; u < nthreads && crow[u] == r; u++) s += cval[u];
     y[r] += alpha * s;
 }
 
@@ -189,18 +160,17 @@ template <typename I, typename V> cupat_status merge_path(cupat_ctx *ctx, const 
 {
     const cupat_sparse *A = q->A;
     size_t nthreads = (A->rows + A->nnz + MP_IPT - 1) / MP_IPT;
-    const unsigned nblocks = grid_exact(nthreads);
     void *w;
-    CUPAT_TRY(cupat__scratch(ctx, (size_t)nblocks * (sizeof(u64) + sizeof(V)), &w));
-    u64 *brow = (u64 *)w;
-    V *bval = (V *)(brow + nblocks);
+    CUPAT_TRY(cupat__scratch(ctx, nthreads * (sizeof(u64) + sizeof(V)), &w));
+    u64 *crow = (u64 *)w;
+    V *cval = (V *)(crow + nthreads);
     V alpha = (V)q->alpha;
-    k_merge_path<I, V><<<nblocks, BLOCK, 0, ctx->stream>>>(
+    k_merge_path<I, V><<<grid_exact(nthreads), BLOCK, 0, ctx->stream>>>(
         A->rows, A->nnz, nthreads, (const I *)A->row_ptr, (const I *)A->col, (const V *)A->val, (const V *)q->x,
-        alpha, (V)q->beta, (V *)q->y, brow, bval);
+        alpha, (V)q->beta, (V *)q->y, crow, cval);
     CUPAT_TRY(cupat__launched(ctx, "k_merge_path"));
-    k_merge_fixup<V><<<grid_exact(nblocks), BLOCK, 0, ctx->stream>>>(nblocks, A->rows, brow, bval, alpha,
-                                                                      (V *)q->y);
+    k_merge_fixup<V><<<grid_exact(nthreads), BLOCK, 0, ctx->stream>>>(nthreads, A->rows, crow, cval, alpha,
+                                                                       (V *)q->y);
     return cupat__launched(ctx, "k_merge_fixup");
 }
 
