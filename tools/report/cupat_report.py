@@ -252,6 +252,21 @@ def subtitle(run):
     return "%s · %s · commit %s" % (run["device"], run["date"][:10], run["commit"])
 
 
+def runs_subtitle(runs, roof_run):
+    """One run: its subtitle. Several: say so, with their dates and commits
+    (the roof is the first run's with ceilings)."""
+    if len(runs) == 1:
+        return subtitle(runs[0])
+    dates = sorted({r["date"][:10] for r in runs})
+    commits = []
+    for r in runs:
+        if r["commit"] not in commits:
+            commits.append(r["commit"])
+    return "%s · %d runs, %s\ncommits %s · the roof: %s's run" % (
+        roof_run["device"], len(runs), dates[0] if len(dates) == 1 else dates[0] + " to " + dates[-1],
+        ", ".join(commits), roof_run["commit"])
+
+
 def draw_roofline(ch, runs):
     """The roof of the first run with ceilings (the caller makes sure one has)."""
     plt = ch.plt
@@ -315,7 +330,7 @@ def draw_roofline(ch, runs):
     ax.set_ylim(0.1, peak * 4)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
-    ax.set_title("Roofline: every rung that does arithmetic\n" + subtitle(run0), fontsize=10)
+    ax.set_title("Roofline: every rung that does arithmetic\n" + runs_subtitle(runs, run0), fontsize=10)
     cap = "Points: rungs at the arithmetic intensity of their case's minimum bytes and flops."
     if skipped:
         cap += " Not drawn (no arithmetic): " + ", ".join(sorted(set(skipped))) + "."
