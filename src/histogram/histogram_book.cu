@@ -373,41 +373,26 @@ extern "C" cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r)
     p.channels = r->channels;
     bool ok = configure(ctx, rung, r, p, &smem, &cluster, why, sizeof why);
     // The default chooses by sample type and bin count: byte_counters for
-    // 8-bit samples of up to 3 channels (any bins: it counts byte values),
-    // vec16 while a block holds the histogram, else the cluster while one
-    // holds it as 16-bit pairs (packed16), else the cluster while one holds
-    // it, else vec16 straight to the output (global atomics with runs and
-    // warp aggregation).
-    if (ok && rung == HR_VEC16 && r->sample == CUPAT_HIST_U8 && r->channels <= 3 &&
-        !cupat__pinned(ctx, "histogram")) {
+    // 8-bit samples of up to 3 channels (any bins: it counts byte values);
+    // else vec16 while a block holds the histogram as u32; else packed16
+    // while one holds it as 16-bit pairs; else the cluster while one holds
+    // it; else vec16 straight to the output (global atomics with runs and
+    // warp aggregation). take() switches to a rung that can hold it.
+    auto take = [&](int cand) {
         Params q = p;
         size_t qs;
         int qc;
         char w2[200];
-        if (configure(ctx, HR_BYTE_COUNTERS, r, q, &qs, &qc, w2, sizeof w2)) {
-            rung = HR_BYTE_COUNTERS;
-            p = q;
-            smem = qs;
-            cluster = qc;
-        }
-    }
-    if (ok && rung == HR_VEC16 && p.copies == 0 && !cupat__pinned(ctx, "histogram")) {
-        Params q = p;
-        size_t qs;
-        int qc;
-        char w2[200];
-        if (configure(ctx, HR_PACKED16, r, q, &qs, &qc, w2, sizeof w2)) {
-            rung = HR_PACKED16;
-            p = q;
-            smem = qs;
-            cluster = qc;
-        } else if (configure(ctx, HR_CLUSTER, r, q, &qs, &qc, w2, sizeof w2)) {
-            rung = HR_CLUSTER;
-            p = q;
-            smem = qs;
-            cluster = qc;
-        }
-    }
+        if (!configure(ctx, cand, r, q, &qs, &qc, w2, sizeof w2)) return false;
+        rung = cand;
+        p = q;
+        smem = qs;
+        cluster = qc;
+        return true;
+    };
+    const bool chooses = ok && rung == HR_VEC16 && !cupat__pinned(ctx, "histogram");
+    if (chooses && r->sample == CUPAT_HIST_U8 && r->channels <= 3) take(HR_BYTE_COUNTERS);
+    if (chooses && rung == HR_VEC16 && p.copies == 0 && !take(HR_PACKED16)) take(HR_CLUSTER);
     if (!ok) {
         const cupat_variant_info *v = NULL;
         size_t nv = 0;

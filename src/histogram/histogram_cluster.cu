@@ -46,24 +46,15 @@ __global__ void __launch_bounds__(CLUSTER_BLOCK) k_cluster(Params p)
 #endif
 }
 
-template <typename T, bool R> const void *kernel_of(int fast8)
-{
-    if constexpr (sizeof(T) == 1 && !R)
-        if (fast8) return (const void *)k_cluster<T, R, true>;
-    return (const void *)k_cluster<T, R, false>;
-}
+struct Kernels {
+    template <typename T, bool R, bool F> static const void *get() { return (const void *)k_cluster<T, R, F>; }
+};
 
 } // namespace
 
 const void *cluster_kernel(cupat_hist_sample s, int range, int fast8)
 {
-    switch (s) {
-    case CUPAT_HIST_U8: return range ? kernel_of<uint8_t, true>(0) : kernel_of<uint8_t, false>(fast8);
-    case CUPAT_HIST_U16: return range ? kernel_of<uint16_t, true>(0) : kernel_of<uint16_t, false>(0);
-    case CUPAT_HIST_I32: return range ? kernel_of<int32_t, true>(0) : kernel_of<int32_t, false>(0);
-    case CUPAT_HIST_F32: return range ? kernel_of<float, true>(0) : kernel_of<float, false>(0);
-    }
-    return nullptr;
+    return kernel_for<Kernels>(s, range, fast8);
 }
 
 } // namespace cupat_histogram

@@ -250,6 +250,24 @@ template <class Update> struct Run {
 
 // ---------------------------------------------------------- host side --
 namespace cupat_histogram {
+// A kernel family templated on <T, RANGE, FAST8> as a pointer for the
+// request's sample type: K::template get<T, RANGE, FAST8>() names one
+// instance; FAST8 only for u8 samples with the even rule.
+template <class K> const void *kernel_for(cupat_hist_sample s, int range, int fast8)
+{
+    switch (s) {
+    case CUPAT_HIST_U8:
+        if (range) return K::template get<uint8_t, true, false>();
+        return fast8 ? K::template get<uint8_t, false, true>() : K::template get<uint8_t, false, false>();
+    case CUPAT_HIST_U16:
+        return range ? K::template get<uint16_t, true, false>() : K::template get<uint16_t, false, false>();
+    case CUPAT_HIST_I32:
+        return range ? K::template get<int32_t, true, false>() : K::template get<int32_t, false, false>();
+    case CUPAT_HIST_F32:
+        return range ? K::template get<float, true, false>() : K::template get<float, false, false>();
+    }
+    return nullptr;
+}
 // The kernels of histogram_warp.cu and histogram_cluster.cu, as pointers
 // for cudaLaunchKernel: (Params) each; the cluster kernel's grid must be a
 // multiple of its cluster size.
