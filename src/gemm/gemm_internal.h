@@ -119,6 +119,16 @@ cupat_status cupat__gemm_fill_resources(cupat_ctx *ctx, const void *fn, int thre
                                         size_t dyn_smem, const char *name,
                                         cupat_gemm_resources *out);
 
+/* The argument checks of every GEMM entry point (gemm.c): flags,
+ * ops, m, n, k <= INT_MAX, each matrix's leading dimension and memory (elements
+ * of a_elem / b_elem / c_elem bytes; A and B only when reads_ab), and C
+ * disjoint from A and B. `fn` names the public call in messages. */
+cupat_status cupat__gemm_check(cupat_ctx *ctx, const char *fn, unsigned flags,
+                               cupat_trans op_a, cupat_trans op_b, size_t m, size_t n,
+                               size_t k, int reads_ab, const void *A, size_t lda,
+                               size_t a_elem, const void *B, size_t ldb, size_t b_elem,
+                               const void *C, size_t ldc, size_t c_elem);
+
 /* The configuration and split the auto rung picks for the problem (gemm.c). */
 void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk);
 
