@@ -463,10 +463,11 @@ cupat_status cupat_gemv_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, si
  *   cupat_bf16  bfloat16: 1 sign, 8 exponent, 7 mantissa bits (the top half
  *               of an f32)
  * Each is a struct holding the bits, not a bare uint16_t: C has no distinct
- * typedefs, and with a struct the compiler refuses to mix f16 with bf16, with
- * an integer, or a cupat_f16 * with a uint16_t *; no arithmetic happens on
- * them by accident. Size and alignment are uint16_t's (2 bytes), so arrays
- * have the layout of CUDA's __half and __nv_bfloat16 and copy bit for bit. */
+ * typedefs, and with a struct a bf16 or an integer passed where an f16 goes
+ * does not compile (their pointers draw a diagnostic), and no arithmetic
+ * happens on the bits by accident. Size and alignment are uint16_t's (2
+ * bytes), so arrays have the layout of CUDA's __half and __nv_bfloat16 and
+ * copy bit for bit. */
 typedef struct cupat_f16 {
     uint16_t bits;
 } cupat_f16;
@@ -513,7 +514,7 @@ const char *cupat_gemm_type_name(cupat_gemm_type t);
 
 /* C = alpha op(A) op(B) + beta C with A and B of in_type and C of out_type
  * (pattern "gemm_tc": the tensor-core ladder; docs/gemm-tensor.md). The
- * pairs, as cublasGemmEx's:
+ * pairs (each one cublasGemmEx also takes):
  *   in_type  out_type     accumulate   alpha, beta
  *   F16      F16 or F32   f32          (float)alpha, (float)beta
  *   BF16     BF16 or F32  f32          (float)alpha, (float)beta

@@ -49,8 +49,8 @@ const char *cupat_gemm_type_name(cupat_gemm_type t)
     return "unknown";
 }
 
-/* The pairs of cupat.h's table: cublasGemmEx's, so the CUDA rungs to come
- * and the vendor baseline take the same set. */
+/* The pairs of cupat.h's table, each one cublasGemmEx also takes, so the
+ * CUDA rungs to come and the vendor baseline can run the same set. */
 static int pair_ok(cupat_gemm_type in, cupat_gemm_type out)
 {
     switch (in) {
@@ -132,9 +132,8 @@ cupat_status cupat_gemm(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cupat_
                                 B, ldb, esz_in, C, ldc, esz_out));
     if (ctx->backend == CUPAT_BACKEND_CUDA)
         return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
-                           "%s: pattern \"gemm_tc\" has no CUDA rung yet (only \"cpu\"; "
-                           "docs/gemm-tensor.md): use a CPU context, or cupat_gemm_f32 on "
-                           "this one",
+                           "%s: pattern \"gemm_tc\" has no CUDA rung yet: its one rung, "
+                           "\"cpu\", needs a CPU context (docs/gemm-tensor.md)",
                            fn);
     if (m == 0 || n == 0) return CUPAT_SUCCESS;
 
