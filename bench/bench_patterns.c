@@ -41,6 +41,8 @@ cupat_status bench_stencil3d_cases(bench_run *run, const bench_size *size);
 cupat_status bench_gemm_cases(bench_run *run, const bench_size *size);
 cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size);
 cupat_status bench_gemv_cases(bench_run *run, const bench_size *size);
+/* bench_gemm_tc.c */
+cupat_status bench_gemm_tc_cases(bench_run *run, const bench_size *size);
 
 /* In the order `cupat bench all` runs them. The --quick sizes (`make run`'s
  * tour: about a minute for all of them on an H100, a few on two CPU cores)
@@ -69,6 +71,7 @@ const bench_pattern bench_patterns[] = {
     {"stencil3d", bench_stencil3d_cases, NULL, "2^24", "2^18"},
     {"gemm", bench_gemm_cases, bench_gemm_sweep, "2048", "256"},
     {"gemv", bench_gemv_cases, NULL, "8192x8192", "2048x2048"},
+    {"gemm_tc", bench_gemm_tc_cases, NULL, "2048", "128"},
     {"spmv", bench_spmv_cases, NULL, "2^20", "2^14"},
 };
 const size_t bench_npatterns = sizeof bench_patterns / sizeof bench_patterns[0];

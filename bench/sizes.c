@@ -141,6 +141,18 @@ static double need_gemv(const bench_size *s, char *err, size_t len)
     return 4.0 * (m * n + 2.0 * (m > n ? m : n));
 }
 
+/* The largest case of bench_gemm_tc.c: tf32 -> f32, three S x S f32 matrices
+ * on the backend (and their host copies, on the CPU the same memory). */
+static double need_gemm_tc(const bench_size *s, char *err, size_t len)
+{
+    double e = s->rows ? (double)s->rows : count(s);
+    if (e > INT_MAX) {
+        snprintf(err, len, "gemm_tc: m, n and k must be at most %d (the API's limit)", INT_MAX);
+        return -1;
+    }
+    return 2.0 * 4.0 * 3.0 * e * e;
+}
+
 static double need_spmv(const bench_size *s, char *err, size_t len)
 {
     return 80.0 * count(s); /* up to 32 nonzeros a row in CSR, plus ELL/JDS copies */
@@ -189,6 +201,9 @@ const bench_size_model bench_size_models[] = {
     {"gemv", "S: an S x S matrix; RxC: R rows, C columns; op N and op T (default 16384x16384, "
              "2048x131072; CPU 4096x4096)",
      need_gemv},
+    {"gemm_tc", "S: an S x S x S product (RxC: R) per type pair: f16 -> f32, bf16 -> bf16, "
+                "tf32 -> f32, i8 -> i32 (default 384; CPU rung only so far)",
+     need_gemm_tc},
     {"spmv", "rows of each family: 2D/3D Poisson, banded k=8, random k=32, R-MAT k=16 "
              "(default 2048^2, 128^3, 2^22, 2^21, 2^22; CPU 256^2, 40^3, 2^16, 2^14, 2^16)",
      need_spmv},

@@ -457,6 +457,105 @@ cupat_status cupat_gemv_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, si
                             size_t n, float alpha, const float *A, size_t lda,
                             const float *x, float beta, float *y);
 
+/* ------------------------------------------------- half-precision types -- */
+/* 16-bit floating-point storage (docs/gemm-tensor.md):
+ *   cupat_f16   IEEE 754 binary16: 1 sign, 5 exponent, 10 mantissa bits
+ *   cupat_bf16  bfloat16: 1 sign, 8 exponent, 7 mantissa bits (the top half
+ *               of an f32)
+ * Each is a struct holding the bits, not a bare uint16_t: C has no distinct
+ * typedefs, and with a struct a bf16 or an integer passed where an f16 goes
+ * does not compile (their pointers draw a diagnostic), and no arithmetic
+ * happens on the bits by accident. Size and alignment are uint16_t's (2
+ * bytes), so arrays have the layout of CUDA's __half and __nv_bfloat16 and
+ * copy bit for bit. */
+typedef struct cupat_f16 {
+    uint16_t bits;
+} cupat_f16;
+typedef struct cupat_bf16 {
+    uint16_t bits;
+} cupat_bf16;
+
+/* Host conversions (pure C, no device needed; never fail). To f16 / bf16 /
+ * tf32: IEEE 754 round to nearest, ties to even, with overflow to infinity
+ * (f16: |x| >= 65520 gives inf, the midpoint above the largest f16, 65504;
+ * bf16: |x| >= 0x1.ffp127), results below the normal range rounded to the
+ * subnormal grid, the sign kept (-0 stays -0). From f16 / bf16 to f32: exact,
+ * subnormals included. A NaN stays a NaN of the same sign, made quiet (the
+ * quiet bit set), with the top bits of its payload kept and the bits the
+ * narrower format lacks dropped; so a quiet NaN goes to f32 and back
+ * unchanged, and a signalling one comes back quiet. */
+cupat_f16 cupat_f32_to_f16(float x);
+float cupat_f16_to_f32(cupat_f16 h);
+cupat_bf16 cupat_f32_to_bf16(float x);
+float cupat_bf16_to_f32(cupat_bf16 h);
+/* TF32 (tensor float 32: f32's 8-bit exponent, 10 mantissa bits) kept in an
+ * f32: x rounded to nearest, ties to even, at mantissa bit 13, the low 13 bits
+ * cleared. Finite x >= 0x1.ffep127 in magnitude overflows to inf. (The
+ * hardware's cvt.rna.tf32.f32 rounds ties away from zero; cupat rounds ties
+ * to even, on every backend.) */
+float cupat_f32_to_tf32(float x);
+
+/* ------------------------------------------------- gemm (mixed types) -- */
+/* Element types of cupat_gemm. A separate enum from cupat_type: these are
+ * storage and compute formats of one product, not element types that the
+ * other typed primitives accept. */
+typedef enum cupat_gemm_type {
+    CUPAT_GEMM_F16 = 0,  /* cupat_f16                                        */
+    CUPAT_GEMM_BF16 = 1, /* cupat_bf16                                       */
+    CUPAT_GEMM_TF32 = 2, /* input only: float storage, each element rounded
+                          * by cupat_f32_to_tf32 before its products         */
+    CUPAT_GEMM_F32 = 3,  /* output only: float                               */
+    CUPAT_GEMM_I8 = 4,   /* input only: int8_t                               */
+    CUPAT_GEMM_I32 = 5   /* output only: int32_t                             */
+} cupat_gemm_type;
+/* Bytes of one stored element (0 outside the enum) and the name ("bf16"). */
+size_t cupat_gemm_type_size(cupat_gemm_type t);
+const char *cupat_gemm_type_name(cupat_gemm_type t);
+
+/* C = alpha op(A) op(B) + beta C with A and B of in_type and C of out_type
+ * (pattern "gemm_tc": the tensor-core ladder; docs/gemm-tensor.md). The
+ * pairs (each one cublasGemmEx also takes):
+ *   in_type  out_type     accumulate   alpha, beta
+ *   F16      F16 or F32   f32          (float)alpha, (float)beta
+ *   BF16     BF16 or F32  f32          (float)alpha, (float)beta
+ *   TF32     F32          f32          (float)alpha, (float)beta
+ *   I8       I32          i32          (int32_t)alpha, (int32_t)beta
+ * Any other pair, or a type outside the enum, is CUPAT_ERROR_INVALID_VALUE
+ * naming in_type / out_type. alpha and beta are doubles because a double
+ * holds every float and every int32_t exactly: float types round them to f32
+ * once (as a float argument would be; a finite value beyond FLT_MAX is
+ * CUPAT_ERROR_INVALID_VALUE); I8 needs integers in int32_t's range
+ * (else CUPAT_ERROR_INVALID_VALUE naming alpha or beta), as
+ * CUBLAS_COMPUTE_32I takes int32 scalars.
+ *
+ * Layout, op, leading dimensions (in elements of each matrix's type), the
+ * size limit (m, n, k <= INT_MAX, 0 allowed), the special cases and the
+ * overlap rule are cupat_gemm_f32's: flags CUPAT_ROW_MAJOR or
+ * CUPAT_COL_MAJOR; beta == 0 never reads C (NaN there is ignored); alpha ==
+ * 0 or k == 0 gives C = beta C without reading A or B (which may then be
+ * NULL); C shares no byte with A or B where they are read.
+ *
+ * Float types: each product of two inputs (after rounding to tf32 for TF32)
+ * is exact in f32 barring over/underflow; k of them are summed in f32 in the
+ * rung's order; then r = alpha s + beta c in f32 (c: C's element, exact in
+ * f32), rounded once to out_type by the rules above. Each element is within
+ *   2 max(k,1) FLT_EPSILON (|alpha| (|op(A)| |op(B)|)_ij + |beta| |C_ij|)
+ *   + u_out |r| + t_out
+ * of the exact value with the rounded inputs, where u_out is the output's
+ * unit roundoff (f32: 0, it is in the first term; f16: 2^-11; bf16: 2^-8) and
+ * t_out half its smallest subnormal (f16: 2^-25; bf16: 2^-134; f32: 0).
+ * I8: products and sums in 32-bit two's complement, r = alpha s + beta c
+ * likewise: every result is exact modulo 2^32 (wraps, never undefined), the
+ * same bits on every rung.
+ *
+ * Backends: the CPU rung ("cpu", OpenMP) is the reference. The CUDA rungs
+ * are not built yet: on the CUDA backend a call that passes the argument
+ * checks returns CUPAT_ERROR_NOT_SUPPORTED ("no CUDA rung yet"). */
+cupat_status cupat_gemm(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cupat_trans op_b,
+                        size_t m, size_t n, size_t k, cupat_gemm_type in_type,
+                        cupat_gemm_type out_type, double alpha, const void *A, size_t lda,
+                        const void *B, size_t ldb, double beta, void *C, size_t ldc);
+
 /* --------------------------------------------------------------- scan -- */
 /* Prefix scans (pattern "scan", PMPP ch. 11). For i < n:
  *   inclusive: y[i] = x[0] op x[1] op ... op x[i]

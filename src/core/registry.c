@@ -18,6 +18,7 @@ extern const cupat_pattern_desc cupat__pattern_conv2d_sep;
 extern const cupat_pattern_desc cupat__pattern_stencil3d;
 extern const cupat_pattern_desc cupat__pattern_gemm;
 extern const cupat_pattern_desc cupat__pattern_gemv;
+extern const cupat_pattern_desc cupat__pattern_gemm_tc;
 extern const cupat_pattern_desc cupat__pattern_scan;
 extern const cupat_pattern_desc cupat__pattern_segscan;
 extern const cupat_pattern_desc cupat__pattern_select;
@@ -34,7 +35,7 @@ static const cupat_pattern_desc *const patterns[] = {
     &cupat__pattern_reduce, &cupat__pattern_dot,
     &cupat__pattern_transpose, &cupat__pattern_stencil1d,
     &cupat__pattern_conv2d, &cupat__pattern_conv2d_sep, &cupat__pattern_stencil3d,
-    &cupat__pattern_gemm, &cupat__pattern_gemv,
+    &cupat__pattern_gemm, &cupat__pattern_gemv, &cupat__pattern_gemm_tc,
     &cupat__pattern_scan, &cupat__pattern_segscan, &cupat__pattern_select,
     &cupat__pattern_histogram,
     &cupat__pattern_merge, &cupat__pattern_sort, &cupat__pattern_segsort,

@@ -1,5 +1,6 @@
-/* gemm.c — cupat_gemm_f32 and cupat_gemv_f32: argument checks, the ladders,
- * the column-major to row-major turn, dispatch, and the shape-based choice of
+/* gemm.c — cupat_gemm_f32 and cupat_gemv_f32: argument checks (one
+ * cupat__gemm_check for every GEMM entry point), the ladders, the
+ * column-major to row-major turn, dispatch, and the shape-based choice of
  * tile configuration that the default ("auto") rung runs. */
 #include "gemm/gemm_internal.h"
 
@@ -85,12 +86,13 @@ static cupat_status check_dim(cupat_ctx *ctx, const char *fn, const char *arg, s
     return CUPAT_SUCCESS;
 }
 
-/* A matrix argument stored `rows` x `cols` (before op) in the caller's layout:
- * check its leading dimension and, when it is used, its memory; *ext gets the
- * bytes it spans (none when unused). */
+/* A matrix argument of `elem`-byte elements stored `rows` x `cols` (before
+ * op) in the caller's layout: check its leading dimension and, when it is
+ * used, its memory; *ext gets the bytes it spans (none when unused). */
 static cupat_status check_matrix(cupat_ctx *ctx, const char *fn, const char *name,
                                  const char *ldname, const void *p, size_t ld, size_t rows,
-                                 size_t cols, int colmajor, int used, cupat__extent *ext)
+                                 size_t cols, size_t elem, int colmajor, int used,
+                                 cupat__extent *ext)
 {
     size_t inner = colmajor ? rows : cols; /* contiguous run */
     size_t outer = colmajor ? cols : rows;
@@ -106,9 +108,38 @@ static cupat_status check_matrix(cupat_ctx *ctx, const char *fn, const char *nam
     CUPAT_TRY(cupat__size_mul(ctx, fn, ldname, outer - 1, ld, 1, &span));
     if (span > SIZE_MAX - inner)
         return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: extent of %s overflows size_t", fn, name);
-    CUPAT_TRY(cupat__size_mul(ctx, fn, name, span + inner, sizeof(float), 1, &bytes));
+    CUPAT_TRY(cupat__size_mul(ctx, fn, name, span + inner, elem, 1, &bytes));
     CUPAT_TRY(cupat__check_data(ctx, fn, name, p, bytes));
-    *ext = cupat__extent2(p, outer, inner * sizeof(float), ld * sizeof(float));
+    *ext = cupat__extent2(p, outer, inner * elem, ld * elem);
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat__gemm_check(cupat_ctx *ctx, const char *fn, unsigned flags,
+                               cupat_trans op_a, cupat_trans op_b, size_t m, size_t n,
+                               size_t k, int reads_ab, const void *A, size_t lda,
+                               size_t a_elem, const void *B, size_t ldb, size_t b_elem,
+                               const void *C, size_t ldc, size_t c_elem)
+{
+    CUPAT_TRY(check_flags(ctx, fn, flags));
+    CUPAT_TRY(check_op(ctx, fn, "op_a", op_a));
+    CUPAT_TRY(check_op(ctx, fn, "op_b", op_b));
+    CUPAT_TRY(check_dim(ctx, fn, "m", m));
+    CUPAT_TRY(check_dim(ctx, fn, "n", n));
+    CUPAT_TRY(check_dim(ctx, fn, "k", k));
+    int colmajor = (flags & CUPAT_COL_MAJOR) != 0;
+    int ta = op_a == CUPAT_TRANS_T, tb = op_b == CUPAT_TRANS_T;
+    reads_ab = reads_ab && k > 0 && m > 0 && n > 0;
+    /* stored shapes: op(A) is m x k, so A is m x k (N) or k x m (T) */
+    cupat__extent ea, eb, ec;
+    CUPAT_TRY(check_matrix(ctx, fn, "A", "lda", A, lda, ta ? k : m, ta ? m : k, a_elem,
+                           colmajor, reads_ab, &ea));
+    CUPAT_TRY(check_matrix(ctx, fn, "B", "ldb", B, ldb, tb ? n : k, tb ? k : n, b_elem,
+                           colmajor, reads_ab, &eb));
+    CUPAT_TRY(check_matrix(ctx, fn, "C", "ldc", C, ldc, m, n, c_elem, colmajor,
+                           m > 0 && n > 0, &ec));
+    /* Every rung reads A and B while C is written: no in-place product. */
+    CUPAT_TRY(cupat__check_disjoint(ctx, fn, "C", ec, "A", ea, NULL));
+    CUPAT_TRY(cupat__check_disjoint(ctx, fn, "C", ec, "B", eb, NULL));
     return CUPAT_SUCCESS;
 }
 
@@ -175,25 +206,11 @@ cupat_status cupat_gemm_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cu
 {
     static const char fn[] = "cupat_gemm_f32";
     CUPAT_TRY(cupat__begin(ctx, fn));
-    CUPAT_TRY(check_flags(ctx, fn, flags));
-    CUPAT_TRY(check_op(ctx, fn, "op_a", op_a));
-    CUPAT_TRY(check_op(ctx, fn, "op_b", op_b));
-    CUPAT_TRY(check_dim(ctx, fn, "m", m));
-    CUPAT_TRY(check_dim(ctx, fn, "n", n));
-    CUPAT_TRY(check_dim(ctx, fn, "k", k));
+    int reads_ab = alpha != 0.0f && k > 0 && m > 0 && n > 0;
+    CUPAT_TRY(cupat__gemm_check(ctx, fn, flags, op_a, op_b, m, n, k, reads_ab, A, lda,
+                                sizeof(float), B, ldb, sizeof(float), C, ldc, sizeof(float)));
     int colmajor = (flags & CUPAT_COL_MAJOR) != 0;
     int ta = op_a == CUPAT_TRANS_T, tb = op_b == CUPAT_TRANS_T;
-    int reads_ab = alpha != 0.0f && k > 0 && m > 0 && n > 0;
-    /* stored shapes: op(A) is m x k, so A is m x k (N) or k x m (T) */
-    cupat__extent ea, eb, ec;
-    CUPAT_TRY(check_matrix(ctx, fn, "A", "lda", A, lda, ta ? k : m, ta ? m : k, colmajor,
-                           reads_ab, &ea));
-    CUPAT_TRY(check_matrix(ctx, fn, "B", "ldb", B, ldb, tb ? n : k, tb ? k : n, colmajor,
-                           reads_ab, &eb));
-    CUPAT_TRY(check_matrix(ctx, fn, "C", "ldc", C, ldc, m, n, colmajor, m > 0 && n > 0, &ec));
-    /* Every rung reads A and B while C is written: no in-place product. */
-    CUPAT_TRY(cupat__check_disjoint(ctx, fn, "C", ec, "A", ea, NULL));
-    CUPAT_TRY(cupat__check_disjoint(ctx, fn, "C", ec, "B", eb, NULL));
     if (m == 0 || n == 0) return CUPAT_SUCCESS;
 
     const cupat_variant_info *v;
@@ -235,7 +252,8 @@ cupat_status cupat_gemv_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, si
     size_t ylen = ta ? n : m, xlen = ta ? m : n;
     int reads_ax = alpha != 0.0f && xlen > 0 && ylen > 0;
     cupat__extent ea;
-    CUPAT_TRY(check_matrix(ctx, fn, "A", "lda", A, lda, m, n, colmajor, reads_ax, &ea));
+    CUPAT_TRY(check_matrix(ctx, fn, "A", "lda", A, lda, m, n, sizeof(float), colmajor,
+                           reads_ax, &ea));
     size_t xb, yb;
     CUPAT_TRY(cupat__size_mul(ctx, fn, "x bytes", xlen, sizeof(float), 1, &xb));
     CUPAT_TRY(cupat__size_mul(ctx, fn, "y bytes", ylen, sizeof(float), 1, &yb));

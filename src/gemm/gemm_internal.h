@@ -1,6 +1,7 @@
 /* gemm_internal.h — what gemm.c (entry points, dispatch), gemm.cu (the teaching
  * ladder), gemm_async.cuh + gemm_async*.cu (the multistage
- * kernels), gemm_cpu.c and the bench share.
+ * kernels), gemm_cpu.c, gemm_tc.c + gemm_tc_cpu.c (cupat_gemm) and the bench
+ * share.
  *
  * Every problem reaching a backend is row-major: gemm.c turns a column-major
  * call into the row-major problem C^T = op(B)^T op(A)^T (same memory, roles of A
@@ -118,6 +119,43 @@ cupat_status cupat__gemm_cuda_async_resources(cupat_ctx *ctx, int cfg,
 cupat_status cupat__gemm_fill_resources(cupat_ctx *ctx, const void *fn, int threads,
                                         size_t dyn_smem, const char *name,
                                         cupat_gemm_resources *out);
+
+/* The argument checks of every GEMM entry point (gemm.c): flags,
+ * ops, m, n, k <= INT_MAX, each matrix's leading dimension and memory (elements
+ * of a_elem / b_elem / c_elem bytes; A and B only when reads_ab), and C
+ * disjoint from A and B. `fn` names the public call in messages. */
+cupat_status cupat__gemm_check(cupat_ctx *ctx, const char *fn, unsigned flags,
+                               cupat_trans op_a, cupat_trans op_b, size_t m, size_t n,
+                               size_t k, int reads_ab, const void *A, size_t lda,
+                               size_t a_elem, const void *B, size_t ldb, size_t b_elem,
+                               const void *C, size_t ldc, size_t c_elem);
+
+/* ------------------------------------------------ gemm_tc: cupat_gemm -- */
+
+/* The normalized row-major problem of cupat_gemm (gemm_tc.c turns a
+ * column-major call around as gemm.c does). The scalars are already in the
+ * accumulate type: f32 for float inputs, i32 for I8. */
+typedef struct cupat_gemm_tc_args {
+    int m, n, k;
+    int ta, tb;
+    cupat_gemm_type in, out;
+    float alpha, beta;         /* float inputs */
+    int32_t ialpha, ibeta;     /* I8 -> I32     */
+    int reads_ab;              /* 0: C = beta C (alpha == 0 or k == 0) */
+    const void *A;
+    size_t lda;
+    const void *B;
+    size_t ldb;
+    void *C;
+    size_t ldc;
+} cupat_gemm_tc_args;
+
+/* Rungs of the "gemm_tc" ladder, in registry order (gemm_tc.c owns the table).
+ * Only rungs that exist are listed: the CUDA ladder comes later. */
+enum { GEMM_TC_CPU = 0, GEMM_TC_NRUNGS };
+
+/* CPU backend of cupat_gemm (gemm_tc_cpu.c): OpenMP, f32 / i32 accumulation. */
+cupat_status cupat__gemm_tc_cpu(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
 
 /* The configuration and split the auto rung picks for the problem (gemm.c). */
 void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk);

@@ -1,0 +1,171 @@
+/* bench_gemm_tc.c — cupat_gemm, the mixed-type product (pattern "gemm_tc";
+ * docs/gemm-tensor.md), one table per input type: f16 -> f32, bf16 -> bf16,
+ * tf32 -> f32, i8 -> i32, S x S x S, row-major, op N,N, alpha 1, beta 0.
+ *
+ * Only the CPU rung exists so far: on the CUDA backend this prints that
+ * there is nothing to measure yet. The cublasGemmEx baseline and the
+ * tensor-core ceiling come with the first CUDA rung. */
+#include "harness.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NSAMPLE 512
+
+typedef struct tc_state {
+    size_t s; /* m = n = k */
+    cupat_gemm_type in, out;
+    void *A, *B, *C;     /* backend buffers */
+    void *hA, *hB, *hC;  /* host copies of the inputs; C brought back */
+} tc_state;
+
+static double in_value(cupat_gemm_type t, const void *p, size_t i)
+{
+    switch (t) {
+    case CUPAT_GEMM_F16: return cupat_f16_to_f32(((const cupat_f16 *)p)[i]);
+    case CUPAT_GEMM_BF16: return cupat_bf16_to_f32(((const cupat_bf16 *)p)[i]);
+    case CUPAT_GEMM_TF32: return cupat_f32_to_tf32(((const float *)p)[i]);
+    default: return ((const int8_t *)p)[i]; /* I8 */
+    }
+}
+
+static double out_value(cupat_gemm_type t, const void *p, size_t i)
+{
+    switch (t) {
+    case CUPAT_GEMM_F16: return cupat_f16_to_f32(((const cupat_f16 *)p)[i]);
+    case CUPAT_GEMM_BF16: return cupat_bf16_to_f32(((const cupat_bf16 *)p)[i]);
+    case CUPAT_GEMM_F32: return ((const float *)p)[i];
+    default: return ((const int32_t *)p)[i]; /* I32 */
+    }
+}
+
+static cupat_status tc_poison(bench_run *run, void *p)
+{
+    tc_state *st = p;
+    return cupat_memset(run->ctx, st->C, 0xFF, st->s * st->s * cupat_gemm_type_size(st->out));
+}
+
+static cupat_status tc_run(bench_run *run, void *p)
+{
+    tc_state *st = p;
+    return cupat_gemm(run->ctx, CUPAT_ROW_MAJOR, CUPAT_TRANS_N, CUPAT_TRANS_N, st->s, st->s,
+                      st->s, st->in, st->out, 1.0, st->A, st->s, st->B, st->s, 0.0, st->C, st->s);
+}
+
+/* Sampled elements against an f64 reference of the rounded inputs, with
+ * cupat.h's bound (beta 0: 2 k eps |A||B| + u_out |r| + t_out); i8 exact. */
+static cupat_status tc_check(bench_run *run, void *p, int strict, bench_check *chk)
+{
+    tc_state *st = p;
+    const size_t s = st->s, eout = cupat_gemm_type_size(st->out);
+    cupat_status r = cupat_memcpy(run->ctx, st->hC, st->C, s * s * eout);
+    if (!r) r = cupat_sync(run->ctx);
+    if (r) return r;
+    const int h16 = st->out == CUPAT_GEMM_F16, b16 = st->out == CUPAT_GEMM_BF16;
+    const double u = h16 ? 0x1p-11 : b16 ? 0x1p-8 : 0, t = h16 ? 0x1p-25 : b16 ? 0x1p-134 : 0;
+    for (size_t q = 0; q < NSAMPLE && s; q++) {
+        const size_t i = (q * 7919u) % s, j = (q * 104729u + 13u) % s;
+        double sum = 0, mag = 0;
+        for (size_t k = 0; k < s; k++) {
+            double ab = in_value(st->in, st->hA, i * s + k) * in_value(st->in, st->hB, k * s + j);
+            sum += ab;
+            mag += fabs(ab);
+        }
+        double got = out_value(st->out, st->hC, i * s + j);
+        double acc = 2.0 * (double)s * FLT_EPSILON * mag;
+        double tol = st->in == CUPAT_GEMM_I8 ? 0.0 : acc + u * (fabs(sum) + acc) + t;
+        chk->checked++;
+        if (!(fabs(got - sum) <= tol) && chk->wrong++ == 0)
+            snprintf(chk->msg, sizeof chk->msg, "C[%zu][%zu] = %.9g, expected %.9g (tol %.3g)", i,
+                     j, got, sum, tol);
+    }
+    return CUPAT_SUCCESS;
+}
+
+static void tc_free(bench_run *run, tc_state *st)
+{
+    cupat_sync(run->ctx);
+    cupat_free(run->ctx, st->A);
+    cupat_free(run->ctx, st->B);
+    cupat_free(run->ctx, st->C);
+    free(st->hA);
+    free(st->hB);
+    free(st->hC);
+}
+
+/* Inputs in [-1, 1) (tf32 with all 24 bits, so its rounding matters), i8
+ * over its whole range; the same every run (bench_rand_f32). */
+static cupat_status tc_setup(bench_run *run, tc_state *st)
+{
+    const size_t n = st->s * st->s, ein = cupat_gemm_type_size(st->in);
+    const size_t eout = cupat_gemm_type_size(st->out);
+    st->hA = malloc(n * ein + 1);
+    st->hB = malloc(n * ein + 1);
+    st->hC = malloc(n * eout + 1);
+    if (!st->hA || !st->hB || !st->hC)
+        return bench_fail(run, CUPAT_ERROR_OUT_OF_MEMORY, "bench gemm_tc: host memory");
+    for (int w = 0; w < 2; w++) {
+        void *h = w ? st->hB : st->hA;
+        for (size_t i = 0; i < n; i++) {
+            float x = bench_rand_f32(41 + (uint64_t)w, i, -1.0f, 2.0f);
+            switch (st->in) {
+            case CUPAT_GEMM_F16: ((cupat_f16 *)h)[i] = cupat_f32_to_f16(x); break;
+            case CUPAT_GEMM_BF16: ((cupat_bf16 *)h)[i] = cupat_f32_to_bf16(x); break;
+            case CUPAT_GEMM_I8:
+                ((int8_t *)h)[i] = (int8_t)(bench_hash(41 + (uint64_t)w, i) >> 56);
+                break;
+            default: ((float *)h)[i] = x; break;
+            }
+        }
+    }
+    cupat_status r = cupat_malloc(run->ctx, &st->A, n * ein);
+    if (!r) r = cupat_malloc(run->ctx, &st->B, n * ein);
+    if (!r) r = cupat_malloc(run->ctx, &st->C, n * eout);
+    if (!r) r = cupat_memcpy(run->ctx, st->A, st->hA, n * ein);
+    if (!r) r = cupat_memcpy(run->ctx, st->B, st->hB, n * ein);
+    return r ? r : cupat_sync(run->ctx);
+}
+
+cupat_status bench_gemm_tc_cases(bench_run *run, const bench_size *size)
+{
+    if (run->backend == CUPAT_BACKEND_CUDA) {
+        fprintf(run->opt.out, "gemm_tc: no CUDA rung yet (docs/gemm-tensor.md): nothing to "
+                              "measure on this backend\n");
+        return CUPAT_SUCCESS;
+    }
+    static const struct {
+        cupat_gemm_type in, out;
+    } kinds[] = {{CUPAT_GEMM_F16, CUPAT_GEMM_F32},
+                 {CUPAT_GEMM_BF16, CUPAT_GEMM_BF16},
+                 {CUPAT_GEMM_TF32, CUPAT_GEMM_F32},
+                 {CUPAT_GEMM_I8, CUPAT_GEMM_I32}};
+    /* --n S: S x S x S (a shape RxC: R); default 384, CPU-sized */
+    const size_t s = size && size->n ? (size->rows ? size->rows : size->n) : 384;
+    for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++) {
+        tc_state st = {0};
+        st.s = s;
+        st.in = kinds[q].in;
+        st.out = kinds[q].out;
+        const double ein = (double)cupat_gemm_type_size(st.in);
+        const double eout = (double)cupat_gemm_type_size(st.out);
+        bench_case c = {0};
+        c.pattern = "gemm_tc";
+        snprintf(c.label, sizeof c.label, "%zux%zux%zu %s -> %s, op N,N, beta 0", s, s, s,
+                 cupat_gemm_type_name(st.in), cupat_gemm_type_name(st.out));
+        c.bytes = 2.0 * (double)s * (double)s * ein + (double)s * (double)s * eout;
+        c.flops = 2.0 * (double)s * (double)s * (double)s;
+        c.bound = BENCH_BOUND_FP32;
+        c.state = &st;
+        c.prepare = tc_poison;
+        c.run = tc_run;
+        c.check = tc_check;
+        c.note = "CPU rung only; the % column is of the FP32 ceiling";
+        cupat_status r = tc_setup(run, &st);
+        if (!r) r = bench_run_case(run, &c);
+        tc_free(run, &st);
+        if (r) return r;
+    }
+    return CUPAT_SUCCESS;
+}
