@@ -548,9 +548,9 @@ const char *cupat_gemm_type_name(cupat_gemm_type t);
  * likewise: every result is exact modulo 2^32 (wraps, never undefined), the
  * same bits on every rung.
  *
- * Backends: the CPU rung ("cpu", OpenMP) is the reference. The CUDA rungs
- * are not built yet: on the CUDA backend a call that passes the argument
- * checks returns CUPAT_ERROR_NOT_SUPPORTED ("no CUDA rung yet"). */
+ * Backends: the CPU rung ("cpu", OpenMP) is the reference; on CUDA the
+ * "wmma" rung (compute capability 8.0 or later, else
+ * CUPAT_ERROR_NOT_SUPPORTED), the first of the tensor-core ladder. */
 cupat_status cupat_gemm(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cupat_trans op_b,
                         size_t m, size_t n, size_t k, cupat_gemm_type in_type,
                         cupat_gemm_type out_type, double alpha, const void *A, size_t lda,

@@ -17,8 +17,7 @@
  * 2^32; shapes 1x1x1, 17x33x65, 64x1x128, tile and k-panel crossings and zero
  * dimensions, all four ops, both layouts, ld > minimum, beta != 0, NaN in C
  * with beta = 0, alpha = 0 with A = B = NULL; then every argument's bad-input
- * rows. On the CUDA backend (no rung yet) every valid call must return
- * CUPAT_ERROR_NOT_SUPPORTED saying "no CUDA rung yet". */
+ * rows. The same cases on each backend's default rung (CUDA: wmma). */
 #include "testutil.h"
 
 #include <float.h>
@@ -365,12 +364,6 @@ static void run_case(cupat_ctx *ctx, const tcase *g)
                                 g->tb ? CUPAT_TRANS_T : CUPAT_TRANS_N, g->m, g->n, g->k,
                                 g->t.in, g->t.out, g->alpha, g->nulls ? NULL : dA, lda,
                                 g->nulls ? NULL : dB, ldb, g->beta, dC, ldc);
-    if (on_gpu()) {
-        CHECK(s == CUPAT_ERROR_NOT_SUPPORTED && strstr(cupat_last_error(ctx), "no CUDA rung yet"),
-              "%s on CUDA: %s (%s), expected CUPAT_ERROR_NOT_SUPPORTED", lbl,
-              cupat_status_string(s), cupat_last_error(ctx));
-        goto out;
-    }
     CHECK(s == CUPAT_SUCCESS, "%s: %s: %s", lbl, cupat_status_string(s), cupat_last_error(ctx));
     if (s != CUPAT_SUCCESS) goto out;
     if (nc) test_download(ctx, hC, dC, nc * eout);
@@ -563,24 +556,18 @@ static void bad_inputs(cupat_ctx *ctx)
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps A = ",
                 cupat_gemm(ctx, 0, N, N, 2, 2, 2, BF, F, 1, d + 15, 2, d + 1024, 2, 0, d, 2));
     /* ... and just past it: accepted (f32 C of 2 x 2 ends at byte 16) */
-    if (!on_gpu())
-        CHECK_OK(ctx, cupat_gemm(ctx, 0, N, N, 2, 2, 2, BF, F, 1, d + 16, 2, d + 1024, 2, 0, d, 2));
+    CHECK_OK(ctx, cupat_gemm(ctx, 0, N, N, 2, 2, 2, BF, F, 1, d + 16, 2, d + 1024, 2, 0, d, 2));
     /* alpha == 0: A and B unread, C may sit on them */
-    if (!on_gpu())
-        CHECK_OK(ctx, cupat_gemm(ctx, 0, N, N, 8, 8, 8, H, H, 0, d, 8, d, 8, 0, d, 8));
+    CHECK_OK(ctx, cupat_gemm(ctx, 0, N, N, 8, 8, 8, H, H, 0, d, 8, d, 8, 0, d, 8));
     if (on_gpu()) {
         static unsigned char host[4096];
         CHECK_FAILS(ctx, CUPAT_ERROR_HOST_POINTER, "A",
                     cupat_gemm(ctx, 0, N, N, 4, 4, 4, H, F, 1, host, 4, d, 4, 0, d + 512, 4));
         CHECK_FAILS(ctx, CUPAT_ERROR_HOST_POINTER, "C",
                     cupat_gemm(ctx, 0, N, N, 4, 4, 4, H, F, 1, d, 4, d, 4, 0, host, 4));
-        CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, "no CUDA rung yet",
-                    cupat_gemm(ctx, 0, N, N, 4, 4, 4, H, F, 1, d, 4, d, 4, 0, d + 512, 4));
-        CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, "no CUDA rung yet", /* even empty */
-                    cupat_gemm(ctx, 0, N, N, 0, 4, 4, H, F, 1, NULL, 4, NULL, 4, 0, NULL, 4));
-    } else { /* nothing to do: success without touching anything */
-        CHECK_OK(ctx, cupat_gemm(ctx, 0, N, N, 0, 5, 3, I8, I32, 1, NULL, 3, NULL, 5, 1, NULL, 5));
     }
+    /* nothing to do: success without touching anything */
+    CHECK_OK(ctx, cupat_gemm(ctx, 0, N, N, 0, 5, 3, I8, I32, 1, NULL, 3, NULL, 5, 1, NULL, 5));
     /* the type helpers */
     CHECK(cupat_gemm_type_size(H) == 2 && cupat_gemm_type_size(BF) == 2 &&
               cupat_gemm_type_size(TF) == 4 && cupat_gemm_type_size(F) == 4 &&
@@ -592,12 +579,13 @@ static void bad_inputs(cupat_ctx *ctx)
     CHECK(strcmp(cupat_gemm_type_name(BF), "bf16") == 0 &&
               strcmp(cupat_gemm_type_name((cupat_gemm_type)42), "unknown") == 0,
           "type names");
-    /* the ladder: the CPU rung alone, default; nothing for CUDA yet */
+    /* the ladder: wmma (CUDA, default) and cpu (CPU, default) */
     const cupat_variant_info *v;
     size_t nv;
     CHECK_OK(NULL, cupat_variants("gemm_tc", &v, &nv));
-    CHECK(nv == 1 && strcmp(v[0].name, "cpu") == 0 && v[0].backend == CUPAT_BACKEND_CPU &&
-              v[0].is_default,
+    CHECK(nv == 2 && strcmp(v[0].name, "wmma") == 0 && v[0].backend == CUPAT_BACKEND_CUDA &&
+              v[0].is_default && strcmp(v[1].name, "cpu") == 0 &&
+              v[1].backend == CUPAT_BACKEND_CPU && v[1].is_default,
           "gemm_tc ladder: %zu rungs", nv);
     cupat_free(ctx, p);
 }

@@ -2,9 +2,9 @@
  * tensor-core ladder; docs/gemm-tensor.md): the type pairs and scalars, the
  * shared argument checks (gemm.c), the column-major turn, dispatch.
  *
- * Rung -> file: cpu -> gemm_tc_cpu.c. The CUDA rungs (WMMA, mma.sync,
- * ldmatrix, cp.async pipelines, wgmma + TMA) are not built yet; until they
- * are, the CUDA backend refuses the call with CUPAT_ERROR_NOT_SUPPORTED. */
+ * Rung -> file: wmma -> gemm_tc_wmma.cu, cpu -> gemm_tc_cpu.c. The rest of
+ * the CUDA ladder (WMMA with larger tiles, mma.sync with ldmatrix, cp.async
+ * pipelines, wgmma + TMA) is not built yet. */
 #include "gemm/gemm_internal.h"
 
 #include <float.h>
@@ -12,6 +12,11 @@
 #include <stdint.h>
 
 static const cupat_variant_info gemm_tc_variants[] = {
+    [GEMM_TC_WMMA] = {"gemm_tc", "wmma",
+                      "one warp a 16x16 tile of C; op(A), op(B) slices staged in shared memory "
+                      "(zero past the edges, transposes turned), load_matrix_sync / mma_sync / "
+                      "store_matrix_sync, f32 (i32) accumulation, an element-wise epilogue",
+                      "CUDA guide 10.24 (warp matrix functions)", CUPAT_BACKEND_CUDA, 1},
     [GEMM_TC_CPU] = {"gemm_tc", "cpu",
                      "OpenMP over output tiles; panels converted to f32 (i32 for i8) once, "
                      "f32 / i32 accumulation",
@@ -130,11 +135,6 @@ cupat_status cupat_gemm(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cupat_
     int reads_ab = !alpha_zero && k > 0 && m > 0 && n > 0;
     CUPAT_TRY(cupat__gemm_check(ctx, fn, flags, op_a, op_b, m, n, k, reads_ab, A, lda, esz_in,
                                 B, ldb, esz_in, C, ldc, esz_out));
-    if (ctx->backend == CUPAT_BACKEND_CUDA)
-        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
-                           "%s: pattern \"gemm_tc\" has no CUDA rung yet: its one rung, "
-                           "\"cpu\", needs a CPU context (docs/gemm-tensor.md)",
-                           fn);
     if (m == 0 || n == 0) return CUPAT_SUCCESS;
 
     const cupat_variant_info *v;
@@ -158,6 +158,7 @@ cupat_status cupat_gemm(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cupat_
     a.C = C;
     a.ldc = ldc;
     switch (cupat__rung_index(v)) {
+    case GEMM_TC_WMMA: return cupat__gemm_tc_wmma(ctx, &a);
     case GEMM_TC_CPU: return cupat__gemm_tc_cpu(ctx, &a);
     }
     return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: rung \"%s\" has no launcher (a bug)", fn,

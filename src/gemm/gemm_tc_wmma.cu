@@ -1,0 +1,178 @@
+// gemm_tc_wmma.cu — the first tensor-core rung of "gemm_tc": WMMA (CUDA
+// Guide, warp matrix functions). One warp computes a 16x16 tile of C: for
+// each k-slice it stages op(A)'s 16 x KS and op(B)'s KS x 16 pieces in shared
+// memory (row-major, zero past the matrix's edges, the transposes and the
+// caller's leading dimensions turned there), loads them into fragments
+// (load_matrix_sync), multiplies (mma_sync: f32 accumulation, i32 for i8),
+// and at the end stores the accumulator (store_matrix_sync) for an
+// element-wise epilogue r = alpha s + beta c, rounded to the output type by
+// half_bits.h (ties to even, as the CPU rung). Staging makes it correct for
+// any shape, layout and alignment; it is the ladder's teaching baseline, not
+// its fast rung. TF32 inputs are rounded to tf32 (ties to even) while staged.
+#include "gemm/gemm_internal.h"
+#include "half_bits.h"
+#include "internal.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <mma.h>
+#include <stdint.h>
+
+using namespace nvcuda;
+
+namespace {
+
+constexpr int TILE = 16;
+
+// What each input type stages and multiplies with: the shared-memory
+// element, the fragment's element type, the k-slice of one mma_sync, the
+// accumulator.
+template <cupat_gemm_type IN> struct In;
+template <> struct In<CUPAT_GEMM_F16> {
+    typedef __half smem_t;
+    typedef __half frag_t;
+    typedef float acc_t;
+    static constexpr int KS = 16;
+    static __device__ __forceinline__ smem_t load(const void *p, size_t i)
+    {
+        return __ushort_as_half(static_cast<const unsigned short *>(p)[i]);
+    }
+    static __device__ __forceinline__ smem_t zero() { return __ushort_as_half(0); }
+};
+template <> struct In<CUPAT_GEMM_BF16> {
+    typedef __nv_bfloat16 smem_t;
+    typedef __nv_bfloat16 frag_t;
+    typedef float acc_t;
+    static constexpr int KS = 16;
+    static __device__ __forceinline__ smem_t load(const void *p, size_t i)
+    {
+        return __ushort_as_bfloat16(static_cast<const unsigned short *>(p)[i]);
+    }
+    static __device__ __forceinline__ smem_t zero() { return __ushort_as_bfloat16(0); }
+};
+template <> struct In<CUPAT_GEMM_TF32> {
+    typedef float smem_t;
+    typedef wmma::precision::tf32 frag_t;
+    typedef float acc_t;
+    static constexpr int KS = 8;
+    static __device__ __forceinline__ smem_t load(const void *p, size_t i)
+    {
+        const uint32_t u = __float_as_uint(static_cast<const float *>(p)[i]);
+        return __uint_as_float(cupat__f32_to_tf32_bits(u)); // exact tf32: the mma drops nothing
+    }
+    static __device__ __forceinline__ smem_t zero() { return 0.0f; }
+};
+template <> struct In<CUPAT_GEMM_I8> {
+    typedef signed char smem_t;
+    typedef signed char frag_t;
+    typedef int acc_t;
+    static constexpr int KS = 16;
+    static __device__ __forceinline__ smem_t load(const void *p, size_t i)
+    {
+        return static_cast<const signed char *>(p)[i];
+    }
+    static __device__ __forceinline__ smem_t zero() { return 0; }
+};
+
+// C's element at `at` as f32, and r stored there rounded to the output type.
+__device__ __forceinline__ float c_load(cupat_gemm_type out, const void *C, size_t at)
+{
+    const unsigned short *h = static_cast<const unsigned short *>(C);
+    switch (out) {
+    case CUPAT_GEMM_F16: return __uint_as_float(cupat__f16_bits_to_f32(h[at]));
+    case CUPAT_GEMM_BF16: return __uint_as_float(cupat__bf16_bits_to_f32(h[at]));
+    default: return static_cast<const float *>(C)[at];
+    }
+}
+__device__ __forceinline__ void c_store(cupat_gemm_type out, void *C, size_t at, float r)
+{
+    unsigned short *h = static_cast<unsigned short *>(C);
+    switch (out) {
+    case CUPAT_GEMM_F16: h[at] = cupat__f32_to_f16_bits(__float_as_uint(r)); break;
+    case CUPAT_GEMM_BF16: h[at] = cupat__f32_to_bf16_bits(__float_as_uint(r)); break;
+    default: static_cast<float *>(C)[at] = r; break;
+    }
+}
+
+// One warp a block, one 16x16 tile of C a warp; blockIdx.x walks n's tiles,
+// blockIdx.y (striding by gridDim.y) m's.
+template <cupat_gemm_type IN> __global__ void __launch_bounds__(32) k_wmma(cupat_gemm_tc_args a)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800 // bf16 / tf32 fragments: sm_80 on (the launcher checks)
+    typedef In<IN> T;
+    constexpr int KS = T::KS;
+    __shared__ __align__(32) typename T::smem_t sa[TILE * KS];
+    __shared__ __align__(32) typename T::smem_t sb[KS * TILE];
+    __shared__ __align__(32) typename T::acc_t sc[TILE * TILE];
+    const int lane = threadIdx.x;
+    const int j0 = blockIdx.x * TILE, mt = (a.m + TILE - 1) / TILE;
+    for (int ti = blockIdx.y; ti < mt; ti += gridDim.y) {
+        const int i0 = ti * TILE;
+        wmma::fragment<wmma::accumulator, 16, 16, KS, typename T::acc_t> acc;
+        wmma::fill_fragment(acc, (typename T::acc_t)0);
+        for (int p0 = 0; a.reads_ab && p0 < a.k; p0 += KS) {
+            for (int e = lane; e < TILE * KS; e += 32) { // op(A)(i, p), row-major in sa
+                const int i = i0 + e / KS, p = p0 + e % KS;
+                sa[e] = i < a.m && p < a.k
+                            ? T::load(a.A, a.ta ? (size_t)p * a.lda + i : (size_t)i * a.lda + p)
+                            : T::zero();
+            }
+            for (int e = lane; e < KS * TILE; e += 32) { // op(B)(p, j), row-major in sb
+                const int p = p0 + e / TILE, j = j0 + e % TILE;
+                sb[e] = p < a.k && j < a.n
+                            ? T::load(a.B, a.tb ? (size_t)j * a.ldb + p : (size_t)p * a.ldb + j)
+                            : T::zero();
+            }
+            __syncwarp();
+            wmma::fragment<wmma::matrix_a, 16, 16, KS, typename T::frag_t, wmma::row_major> fa;
+            wmma::fragment<wmma::matrix_b, 16, 16, KS, typename T::frag_t, wmma::row_major> fb;
+            wmma::load_matrix_sync(fa, sa, KS);
+            wmma::load_matrix_sync(fb, sb, TILE);
+            wmma::mma_sync(acc, fa, fb, acc);
+            __syncwarp(); // the next slice overwrites sa, sb
+        }
+        wmma::store_matrix_sync(sc, acc, TILE, wmma::mem_row_major);
+        __syncwarp();
+        for (int e = lane; e < TILE * TILE; e += 32) {
+            const int i = i0 + e / TILE, j = j0 + e % TILE;
+            if (i >= a.m || j >= a.n) continue;
+            const size_t at = (size_t)i * a.ldc + j;
+            if constexpr (IN == CUPAT_GEMM_I8) { // modulo 2^32, as the CPU rung
+                int32_t *C = static_cast<int32_t *>(a.C);
+                uint32_t r = a.reads_ab ? (uint32_t)a.ialpha * (uint32_t)sc[e] : 0u;
+                if (a.ibeta != 0) r += (uint32_t)a.ibeta * (uint32_t)C[at]; // beta 0: C unread
+                C[at] = (int32_t)r;
+            } else {
+                float r = a.reads_ab ? a.alpha * sc[e] : 0.0f;
+                if (a.beta != 0.0f) r = r + a.beta * c_load(a.out, a.C, at); // beta 0: C unread
+                c_store(a.out, a.C, at, r);
+            }
+        }
+        __syncwarp(); // sc is reused by the next tile
+    }
+#endif
+}
+
+} // namespace
+
+extern "C" cupat_status cupat__gemm_tc_wmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+{
+    int major = 0;
+    CUPAT_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device));
+    if (major < 8)
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
+                           "cupat_gemm: rung wmma needs compute capability 8.0 or later (bf16 and "
+                           "tf32 fragments); device %d is %d.x",
+                           ctx->device, major);
+    const int nt = (a->n + TILE - 1) / TILE, mt = (a->m + TILE - 1) / TILE;
+    const dim3 grid((unsigned)nt, (unsigned)(mt < 65535 ? mt : 65535));
+    switch (a->in) {
+    case CUPAT_GEMM_F16: k_wmma<CUPAT_GEMM_F16><<<grid, 32, 0, ctx->stream>>>(*a); break;
+    case CUPAT_GEMM_BF16: k_wmma<CUPAT_GEMM_BF16><<<grid, 32, 0, ctx->stream>>>(*a); break;
+    case CUPAT_GEMM_TF32: k_wmma<CUPAT_GEMM_TF32><<<grid, 32, 0, ctx->stream>>>(*a); break;
+    case CUPAT_GEMM_I8: k_wmma<CUPAT_GEMM_I8><<<grid, 32, 0, ctx->stream>>>(*a); break;
+    default:
+        return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_gemm: wmma: input type %d (a bug)", (int)a->in);
+    }
+    return cupat__launched(ctx, "k_wmma");
+}
