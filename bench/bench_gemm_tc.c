@@ -2,9 +2,12 @@
  * docs/gemm-tensor.md), one table per input type: f16 -> f32, bf16 -> bf16,
  * tf32 -> f32, i8 -> i32, S x S x S, row-major, op N,N, alpha 1, beta 0.
  *
- * CUDA: the wmma rung at 4096^3 (not yet run on a GPU when written); the
- * cublasGemmEx baseline and the tensor-core ceiling are still to come. */
+ * CUDA: the wmma rung at 4096^3 beside cublasGemmEx with the same types
+ * (f16, bf16, tf32; not i8 yet); neither has run on a GPU from this file yet.
+ * The tensor-core ceiling is still to come. */
 #include "harness.h"
+
+#include <cublas_v2.h>
 
 #include <float.h>
 #include <math.h>
@@ -53,6 +56,27 @@ static cupat_status tc_run(bench_run *run, void *p)
                       st->s, st->in, st->out, 1.0, st->A, st->s, st->B, st->s, 0.0, st->C, st->s);
 }
 
+/* cublasGemmEx with the same types (cuBLAS is column-major: row-major C = A B
+ * is column-major C^T = B^T A^T, the same memory with the operands swapped):
+ * f16 -> f32 and bf16 -> bf16 with CUBLAS_COMPUTE_32F, tf32 -> f32 with
+ * CUBLAS_COMPUTE_32F_FAST_TF32. No i8 row yet (cuBLAS's int8 path has its own
+ * layout rules; not tried). */
+static cupat_status tc_cublas(bench_run *run, void *p)
+{
+    tc_state *st = p;
+    void *h;
+    CUPAT_TRY(bench_cublas(run, &h));
+    const float one = 1.0f, zero = 0.0f;
+    const int s = (int)st->s;
+    cudaDataType_t ab = st->in == CUPAT_GEMM_F16 ? CUDA_R_16F : st->in == CUPAT_GEMM_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    cudaDataType_t c = st->out == CUPAT_GEMM_BF16 ? CUDA_R_16BF : st->out == CUPAT_GEMM_F16 ? CUDA_R_16F : CUDA_R_32F;
+    cublasComputeType_t ct = st->in == CUPAT_GEMM_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    return bench_cublas_status(run,
+                               cublasGemmEx((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &one, st->B,
+                                            ab, s, st->A, ab, s, &zero, st->C, c, s, ct, CUBLAS_GEMM_DEFAULT),
+                               "cublasGemmEx");
+}
+
 /* Sampled elements against an f64 reference of the rounded inputs, with
  * cupat.h's bound (beta 0: 2 k eps |A||B| + u_out |r| + t_out); i8 exact. */
 static cupat_status tc_check(bench_run *run, void *p, int strict, bench_check *chk)
@@ -75,6 +99,9 @@ static cupat_status tc_check(bench_run *run, void *p, int strict, bench_check *c
         double got = out_value(st->out, st->hC, i * s + j);
         double acc = 2.0 * (double)s * FLT_EPSILON * mag;
         double tol = st->in == CUPAT_GEMM_I8 ? 0.0 : acc + u * (fabs(sum) + acc) + t;
+        /* the vendor's row (not strict) may round tf32 inputs its own way:
+         * up to a tf32 ulp (2^-10 relative) on each of a product's two inputs */
+        if (!strict && st->in == CUPAT_GEMM_TF32) tol += 0x1p-9 * mag;
         chk->checked++;
         if (!(fabs(got - sum) <= tol) && chk->wrong++ == 0)
             snprintf(chk->msg, sizeof chk->msg, "C[%zu][%zu] = %.9g, expected %.9g (tol %.3g)", i,
@@ -156,8 +183,11 @@ cupat_status bench_gemm_tc_cases(bench_run *run, const bench_size *size)
         c.prepare = tc_poison;
         c.run = tc_run;
         c.check = tc_check;
-        c.note = "the % column is of the FP32 ceiling (the tensor-core ceiling and the "
-                 "cublasGemmEx row are not built yet)";
+        c.note = "the % column is of the FP32 ceiling (the tensor-core ceiling is not "
+                 "built yet)";
+        const int gpu = run->backend == CUPAT_BACKEND_CUDA;
+        c.vendor_name = gpu && st.in != CUPAT_GEMM_I8 ? "cublasGemmEx" : NULL;
+        c.vendor = gpu && st.in != CUPAT_GEMM_I8 ? tc_cublas : NULL;
         cupat_status r = tc_setup(run, &st);
         if (!r) r = bench_run_case(run, &c);
         tc_free(run, &st);
