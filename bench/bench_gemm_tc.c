@@ -6,6 +6,7 @@
  * (f16, bf16, tf32; not i8 yet); neither has run on a GPU from this file yet.
  * The tensor-core ceiling is still to come. */
 #include "harness.h"
+#include "internal.h"
 
 #include <cublas_v2.h>
 
