@@ -26,18 +26,6 @@
 
 static int on_gpu(void) { return t_backend == CUPAT_BACKEND_CUDA; }
 
-static uint32_t fbits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-static float bitsf(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
 
 /* ------------------------------------------------------- conversions -- */
 
@@ -109,7 +97,7 @@ static void conv_exhaustive(const grid *g, int is_f16)
         if ((mag & expmask) == expmask && m) { /* NaN: quiet, payload and sign kept */
             uint32_t want = (neg ? 0x80000000u : 0) | 0x7f800000u | (m << (23 - g->mbits)) |
                             0x400000u;
-            ok = fbits(f) == want;
+            ok = test_f32_bits(f) == want;
             want_back = (uint16_t)(p | (1u << (g->mbits - 1)));
         } else if (mag == g->inf) {
             ok = isinf(f) && (signbit(f) != 0) == neg;
@@ -130,7 +118,7 @@ static size_t conv_bad;
 static uint32_t conv_first;
 static void check_to16(const grid *g, int is_f16, float x)
 {
-    uint32_t u = fbits(x), want;
+    uint32_t u = test_f32_bits(x), want;
     uint16_t got = is_f16 ? cupat_f32_to_f16(x).bits : cupat_f32_to_bf16(x).bits;
     uint32_t sign = (u >> 31) ? 0x8000u : 0u;
     if (isnan(x)) { /* quiet, sign and the payload's top bits kept */
@@ -150,7 +138,7 @@ static void check_to16(const grid *g, int is_f16, float x)
  * at 2^128. Exact in double. */
 static float tf32_ref(float x)
 {
-    if (isnan(x)) return bitsf((fbits(x) | 0x400000u) & ~0x1fffu);
+    if (isnan(x)) return test_bits_f32((test_f32_bits(x) | 0x400000u) & ~0x1fffu);
     if (isinf(x) || x == 0.0f) return x;
     double ax = fabs((double)x);
     int E;
@@ -167,8 +155,8 @@ static size_t tf_bad;
 static uint32_t tf_first;
 static void check_tf32(float x)
 {
-    uint32_t got = fbits(cupat_f32_to_tf32(x)), want = fbits(tf32_ref(x));
-    if (got != want && tf_bad++ == 0) tf_first = fbits(x);
+    uint32_t got = test_f32_bits(cupat_f32_to_tf32(x)), want = test_f32_bits(tf32_ref(x));
+    if (got != want && tf_bad++ == 0) tf_first = test_f32_bits(x);
 }
 
 static void check_all(float x)
@@ -195,7 +183,7 @@ static void conversions(void)
             const uint32_t base = (s << 31) | (e << 23);
             static const uint32_t ends[] = {0, 1, 2, 3, 0x400000u, 0x7ffffeu, 0x7fffffu};
             for (size_t q = 0; q < sizeof ends / sizeof ends[0]; q++)
-                check_all(bitsf(base | ends[q]));
+                check_all(test_bits_f32(base | ends[q]));
             for (int d = 1; d <= 23; d++) {
                 uint32_t half = 1u << (d - 1), hi = (uint32_t)test_rand() & 0x7fffffu;
                 for (uint32_t odd = 0; odd < 2; odd++) {
@@ -203,11 +191,11 @@ static void conversions(void)
                     if (d < 23) mm = (mm & ~(1u << d)) | (odd << d);
                     uint32_t mid = (mm | half) & 0x7fffffu;
                     for (int delta = -1; delta <= 1; delta++)
-                        check_all(bitsf(base | ((mid + (uint32_t)delta) & 0x7fffffu)));
+                        check_all(test_bits_f32(base | ((mid + (uint32_t)delta) & 0x7fffffu)));
                 }
             }
             for (int r = 0; r < 256; r++)
-                check_all(bitsf(base | ((uint32_t)test_rand() & 0x7fffffu)));
+                check_all(test_bits_f32(base | ((uint32_t)test_rand() & 0x7fffffu)));
         }
     /* every midpoint between neighbouring finite values (and the one above
      * the largest, where overflow starts), and the floats next to it */
@@ -230,11 +218,11 @@ static void conversions(void)
     for (size_t q = 0; q < sizeof specials / sizeof specials[0]; q++) check_all(specials[q]);
     const uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu,
                              0xffffffffu, 0x7fa00000u, 0x7f802000u, 0x7fc0dead};
-    for (size_t q = 0; q < sizeof nans / sizeof nans[0]; q++) check_all(bitsf(nans[q]));
+    for (size_t q = 0; q < sizeof nans / sizeof nans[0]; q++) check_all(test_bits_f32(nans[q]));
     CHECK(conv_bad == 0, "f32 -> f16/bf16: %zu wrong, first input 0x%08x (%a)", conv_bad,
-          conv_first, bitsf(conv_first));
+          conv_first, test_bits_f32(conv_first));
     CHECK(tf_bad == 0, "f32 -> tf32: %zu wrong, first input 0x%08x (%a)", tf_bad, tf_first,
-          bitsf(tf_first));
+          test_bits_f32(tf_first));
 
     /* the documented boundaries, spelled out */
     CHECK(cupat_f32_to_f16(65519.99f).bits == 0x7bff, "65519.99 -> 65504");
@@ -251,8 +239,8 @@ static void conversions(void)
     CHECK(isinf(cupat_f32_to_tf32(0x1.ffep127f)) &&
               cupat_f32_to_tf32(0x1.ffdffep127f) == 0x1.ffcp127f,
           "tf32 overflow at 0x1.ffep127");
-    CHECK(fbits(cupat_f32_to_tf32(-0.0f)) == 0x80000000u, "tf32 keeps -0");
-    CHECK(fbits(cupat_f16_to_f32((cupat_f16){0x7d00})) == 0x7fe00000u,
+    CHECK(test_f32_bits(cupat_f32_to_tf32(-0.0f)) == 0x80000000u, "tf32 keeps -0");
+    CHECK(test_f32_bits(cupat_f16_to_f32((cupat_f16){0x7d00})) == 0x7fe00000u,
           "signalling f16 NaN comes back quiet with its payload");
     CHECK(sizeof(cupat_f16) == 2 && sizeof(cupat_bf16) == 2, "16-bit storage");
     free(g16.table);

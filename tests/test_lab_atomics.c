@@ -13,20 +13,6 @@
 
 #include "atomics/atomics.h"
 
-static uint32_t bits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-
-static float from_bits(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
-
 static void check_model(void)
 {
     const float order[] = {-INFINITY, -3e38f, -1.0f, -1e-45f, -0.0f, 0.0f, 1e-45f, 1.0f, 3e38f, INFINITY};
@@ -35,12 +21,12 @@ static void check_model(void)
         CHECK(lab_atomics_f32_key(order[i]) < lab_atomics_f32_key(order[i + 1]), "key(%g) < key(%g) (%zu)",
               order[i], order[i + 1], i);
 
-    const float nan = from_bits(0x7fc00000u), nneg = from_bits(0xffc00001u);
+    const float nan = test_bits_f32(0x7fc00000u), nneg = test_bits_f32(0xffc00001u);
     const float zeros[] = {0.0f, -0.0f, 0.0f};
-    CHECK(bits(lab_atomics_f32_max_host(zeros, 3)) == 0x00000000u, "max(+0, -0) = +0");
-    CHECK(bits(lab_atomics_f32_min_host(zeros, 3)) == 0x80000000u, "min(+0, -0) = -0");
+    CHECK(test_f32_bits(lab_atomics_f32_max_host(zeros, 3)) == 0x00000000u, "max(+0, -0) = +0");
+    CHECK(test_f32_bits(lab_atomics_f32_min_host(zeros, 3)) == 0x80000000u, "min(+0, -0) = -0");
     const float mz[] = {-0.0f};
-    CHECK(bits(lab_atomics_f32_max_host(mz, 1)) == 0x80000000u, "max(-0) = -0");
+    CHECK(test_f32_bits(lab_atomics_f32_max_host(mz, 1)) == 0x80000000u, "max(-0) = -0");
     const float withnan[] = {nan, -2.0f, nneg, -5.0f, nan};
     CHECK(lab_atomics_f32_max_host(withnan, 5) == -2.0f, "NaN ignored by max");
     CHECK(lab_atomics_f32_min_host(withnan, 5) == -5.0f, "NaN ignored by min");
@@ -58,7 +44,7 @@ static void check_model(void)
     for (size_t i = 0; i < no; i++) {
         uint64_t q = lab_atomics_argmax_pack(order[i], (uint32_t)(i * 1000003u));
         CHECK(q != 0 && lab_atomics_argmax_index(q) == (int64_t)(i * 1000003u) &&
-                  bits(lab_atomics_argmax_value(q)) == bits(order[i]),
+                  test_f32_bits(lab_atomics_argmax_value(q)) == test_f32_bits(order[i]),
               "argmax pack round trip of %g", order[i]);
     }
     CHECK(lab_atomics_argmax_pack(nan, 3) == 0, "a NaN packs as empty");
@@ -70,7 +56,7 @@ static void check_model(void)
     const size_t n = 1001;
     CHECK(lab_atomics_case(LAB_ATOM_NCASES, x, n) == NULL && lab_atomics_case(-1, NULL, 0) == NULL, "cases end");
     lab_atomics_case(LAB_ATOM_CASE_ZEROS, x, n);
-    CHECK(bits(lab_atomics_f32_max_host(x, n)) == 0 && bits(lab_atomics_f32_min_host(x, n)) == 0x80000000u,
+    CHECK(test_f32_bits(lab_atomics_f32_max_host(x, n)) == 0 && test_f32_bits(lab_atomics_f32_min_host(x, n)) == 0x80000000u,
           "zeros case: max +0, min -0");
     lab_atomics_case(LAB_ATOM_CASE_NAN, x, n);
     size_t nans = 0;
@@ -186,10 +172,10 @@ static void check_custom(cupat_ctx *ctx)
             CHECK_OK(ctx, lab_atomics_custom(ctx, x, n, &gmax, &gmin, &garg));
             const float hmax = lab_atomics_f32_max_host(x, n), hmin = lab_atomics_f32_min_host(x, n);
             const uint64_t harg = lab_atomics_argmax_host(x, n);
-            CHECK(bits(gmax) == bits(hmax), "%s, n = %zu: max %g (%08x), host %g (%08x)", name, n, gmax,
-                  bits(gmax), hmax, bits(hmax));
-            CHECK(bits(gmin) == bits(hmin), "%s, n = %zu: min %g (%08x), host %g (%08x)", name, n, gmin,
-                  bits(gmin), hmin, bits(hmin));
+            CHECK(test_f32_bits(gmax) == test_f32_bits(hmax), "%s, n = %zu: max %g (%08x), host %g (%08x)", name, n, gmax,
+                  test_f32_bits(gmax), hmax, test_f32_bits(hmax));
+            CHECK(test_f32_bits(gmin) == test_f32_bits(hmin), "%s, n = %zu: min %g (%08x), host %g (%08x)", name, n, gmin,
+                  test_f32_bits(gmin), hmin, test_f32_bits(hmin));
             CHECK(garg == harg, "%s, n = %zu: argmax x[%lld] = %g, host x[%lld] = %g", name, n,
                   (long long)lab_atomics_argmax_index(garg), lab_atomics_argmax_value(garg),
                   (long long)lab_atomics_argmax_index(harg), lab_atomics_argmax_value(harg));

@@ -166,6 +166,20 @@ static inline void *test_xmalloc(size_t bytes)
     }
     return p;
 }
+/* A float's bits and back (memcpy: no aliasing questions). */
+static inline uint32_t test_f32_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+static inline float test_bits_f32(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
 static inline void *test_dalloc(cupat_ctx *ctx, size_t bytes)
 {
     void *p = NULL;
