@@ -16,6 +16,7 @@
  * defined (signed overflow would not be), and the result is exact modulo
  * 2^32 in any summation order. */
 #include "gemm/gemm_internal.h"
+#include "gemm/gemm_tc_epilogue.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -45,30 +46,6 @@ static inline float in_f32(cupat_gemm_type t, const void *x, size_t i)
     }
 }
 
-static inline float c_load(cupat_gemm_type t, const void *c, size_t i)
-{
-    switch (t) {
-    case CUPAT_GEMM_F16: return cupat_f16_to_f32(((const cupat_f16 *)c)[i]);
-    case CUPAT_GEMM_BF16: return cupat_bf16_to_f32(((const cupat_bf16 *)c)[i]);
-    default: return ((const float *)c)[i]; /* F32 */
-    }
-}
-
-static inline void c_store(cupat_gemm_type t, void *c, size_t i, float r)
-{
-    switch (t) {
-    case CUPAT_GEMM_F16: ((cupat_f16 *)c)[i] = cupat_f32_to_f16(r); break;
-    case CUPAT_GEMM_BF16: ((cupat_bf16 *)c)[i] = cupat_f32_to_bf16(r); break;
-    default: ((float *)c)[i] = r; break; /* F32 */
-    }
-}
-
-/* uint32_t to int32_t modulo 2^32, without implementation-defined casts. */
-static inline int32_t wrap_i32(uint32_t u)
-{
-    return u <= (uint32_t)INT32_MAX ? (int32_t)u : -(int32_t)(~u) - 1;
-}
-
 /* One MC x NC tile of a float-input problem; buf holds the panels and sums. */
 static void tile_float(const cupat_gemm_tc_args *a, size_t i0, size_t mc, size_t j0, size_t nc,
                        float *buf)
@@ -95,9 +72,7 @@ static void tile_float(const cupat_gemm_tc_args *a, size_t i0, size_t mc, size_t
     for (size_t i = 0; i < mc; i++)
         for (size_t j = 0; j < nc; j++) {
             const size_t at = (i0 + i) * a->ldc + j0 + j;
-            float r = a->reads_ab ? a->alpha * acc[i * NC + j] : 0.0f;
-            if (a->beta != 0.0f) r = r + a->beta * c_load(a->out, a->C, at); /* beta 0: C unread */
-            c_store(a->out, a->C, at, r);
+            cupat__tc_epilogue_f32(a, at, acc[i * NC + j]);
         }
 }
 
@@ -108,7 +83,6 @@ static void tile_int(const cupat_gemm_tc_args *a, size_t i0, size_t mc, size_t j
     int32_t *ap = buf, *bp = ap + (size_t)MC * KC;
     uint32_t *acc = (uint32_t *)(bp + (size_t)KC * NC);
     const int8_t *A = a->A, *B = a->B;
-    int32_t *C = a->C;
     memset(acc, 0, (size_t)MC * NC * sizeof(uint32_t));
     for (size_t p0 = 0; a->reads_ab && p0 < (size_t)a->k; p0 += KC) {
         const size_t kc = (size_t)a->k - p0 < KC ? (size_t)a->k - p0 : KC;
@@ -126,14 +100,8 @@ static void tile_int(const cupat_gemm_tc_args *a, size_t i0, size_t mc, size_t j
             }
         }
     }
-    const uint32_t alpha = (uint32_t)a->ialpha, beta = (uint32_t)a->ibeta;
     for (size_t i = 0; i < mc; i++)
-        for (size_t j = 0; j < nc; j++) {
-            const size_t at = (i0 + i) * a->ldc + j0 + j;
-            uint32_t r = a->reads_ab ? alpha * acc[i * NC + j] : 0u;
-            if (beta != 0u) r += beta * (uint32_t)C[at]; /* beta 0: C unread */
-            C[at] = wrap_i32(r);
-        }
+        for (size_t j = 0; j < nc; j++) cupat__tc_epilogue_i32(a, (i0 + i) * a->ldc + j0 + j, acc[i * NC + j]);
 }
 
 cupat_status cupat__gemm_tc_cpu(cupat_ctx *ctx, const cupat_gemm_tc_args *a)

@@ -5,11 +5,12 @@
 // caller's leading dimensions turned there), loads them into fragments
 // (load_matrix_sync), multiplies (mma_sync: f32 accumulation, i32 for i8),
 // and at the end stores the accumulator (store_matrix_sync) for an
-// element-wise epilogue r = alpha s + beta c, rounded to the output type by
-// half_bits.h (ties to even, as the CPU rung). Staging makes it correct for
+// element-wise epilogue r = alpha s + beta c, rounded to the output type:
+// gemm_tc_epilogue.h, the CPU rung's own. Staging makes it correct for
 // any shape, layout and alignment; it is the ladder's teaching baseline, not
 // its fast rung. TF32 inputs are rounded to tf32 (ties to even) while staged.
 #include "gemm/gemm_internal.h"
+#include "gemm/gemm_tc_epilogue.h"
 #include "half_bits.h"
 #include "internal.h"
 
@@ -74,26 +75,6 @@ template <> struct In<CUPAT_GEMM_I8> {
     static __device__ __forceinline__ smem_t zero() { return 0; }
 };
 
-// C's element at `at` as f32, and r stored there rounded to the output type.
-__device__ __forceinline__ float c_load(cupat_gemm_type out, const void *C, size_t at)
-{
-    const unsigned short *h = static_cast<const unsigned short *>(C);
-    switch (out) {
-    case CUPAT_GEMM_F16: return __uint_as_float(cupat__f16_bits_to_f32(h[at]));
-    case CUPAT_GEMM_BF16: return __uint_as_float(cupat__bf16_bits_to_f32(h[at]));
-    default: return static_cast<const float *>(C)[at];
-    }
-}
-__device__ __forceinline__ void c_store(cupat_gemm_type out, void *C, size_t at, float r)
-{
-    unsigned short *h = static_cast<unsigned short *>(C);
-    switch (out) {
-    case CUPAT_GEMM_F16: h[at] = cupat__f32_to_f16_bits(__float_as_uint(r)); break;
-    case CUPAT_GEMM_BF16: h[at] = cupat__f32_to_bf16_bits(__float_as_uint(r)); break;
-    default: static_cast<float *>(C)[at] = r; break;
-    }
-}
-
 // One warp a block, one 16x16 tile of C a warp; blockIdx.x walks n's tiles,
 // blockIdx.y (striding by gridDim.y) m's.
 template <cupat_gemm_type IN> __global__ void __launch_bounds__(32) k_wmma(cupat_gemm_tc_args a)
@@ -137,16 +118,8 @@ template <cupat_gemm_type IN> __global__ void __launch_bounds__(32) k_wmma(cupat
             const int i = i0 + e / TILE, j = j0 + e % TILE;
             if (i >= a.m || j >= a.n) continue;
             const size_t at = (size_t)i * a.ldc + j;
-            if constexpr (IN == CUPAT_GEMM_I8) { // modulo 2^32, as the CPU rung
-                int32_t *C = static_cast<int32_t *>(a.C);
-                uint32_t r = a.reads_ab ? (uint32_t)a.ialpha * (uint32_t)sc[e] : 0u;
-                if (a.ibeta != 0) r += (uint32_t)a.ibeta * (uint32_t)C[at]; // beta 0: C unread
-                C[at] = (int32_t)r;
-            } else {
-                float r = a.reads_ab ? a.alpha * sc[e] : 0.0f;
-                if (a.beta != 0.0f) r = r + a.beta * c_load(a.out, a.C, at); // beta 0: C unread
-                c_store(a.out, a.C, at, r);
-            }
+            if constexpr (IN == CUPAT_GEMM_I8) cupat__tc_epilogue_i32(&a, at, (uint32_t)sc[e]);
+            else cupat__tc_epilogue_f32(&a, at, sc[e]);
         }
         __syncwarp(); // sc is reused by the next tile
     }
