@@ -655,7 +655,10 @@ cupat_status cupat_cg(cupat_ctx *ctx, const cupat_sparse *A, const void *b, void
     void *r = ws, *z = ws + vb, *p = ws + 2 * vb, *q = ws + 3 * vb, *dinv = ws + 4 * vb;
     double *sc = (double *)(ws + 5 * vb), hs[CG_NSCAL];
     uint64_t bad = 0;
-    cupat_status s = SP_STEP(ctx, diag_inv, A, flags == CUPAT_CG_JACOBI, dinv, &bad);
+    /* every scalar defined before the first read-back (some are first set
+     * in the loop): compute-sanitizer initcheck */
+    cupat_status s = cupat_memset(ctx, sc, 0, CG_NSCAL * sizeof(double));
+    if (!s) s = SP_STEP(ctx, diag_inv, A, flags == CUPAT_CG_JACOBI, dinv, &bad);
     if (!s && bad)
         s = cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
                         "%s: A is not SPD: diagonal entry %llu is <= 0 or not finite (Jacobi "
