@@ -204,8 +204,9 @@ const bench_size_model bench_size_models[] = {
     {"gemm_tc", "S: an S x S x S product (RxC: R) per type pair: f16 -> f32, bf16 -> bf16, "
                 "tf32 -> f32, i8 -> i32 (default 4096; CPU 384)",
      need_gemm_tc},
-    {"spmv", "rows of each family: 2D/3D Poisson, banded k=8, random k=32, R-MAT k=16 "
-             "(default 2048^2, 128^3, 2^22, 2^21, 2^22; CPU 256^2, 40^3, 2^16, 2^14, 2^16)",
+    {"spmv", "rows of each family: 2D/3D Poisson, banded k=8, random k=16 and k=32, R-MAT "
+             "k=16 (default 4096^2, 128^3, 2^22, 2^22, 2^21, 2^22; CPU 256^2, 40^3, 2^16, 2^14, "
+             "2^14, 2^16)",
      need_spmv},
 };
 const size_t bench_nsize_models = sizeof bench_size_models / sizeof bench_size_models[0];

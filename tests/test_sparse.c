@@ -671,7 +671,10 @@ static void test_cg(cupat_ctx *ctx)
             bb += getv(hb, i, vt) * getv(hb, i, vt);
         }
         double tr = sqrt(rr / bb);
-        CHECK(tr <= (vt == CUPAT_F64 ? 10 * rtol : 20 * rtol) && fabs(tr - res.residual) <= 0.01 * tr + 1e-12,
+        /* the reported residual is the recursive one: in f32 it drifts from the
+         * true one by rounding (1.0% seen on the H100 at rtol 1e-5), so 5% */
+        CHECK(tr <= (vt == CUPAT_F64 ? 10 * rtol : 20 * rtol) &&
+                  fabs(tr - res.residual) <= (vt == CUPAT_F64 ? 0.01 : 0.05) * tr + 1e-12,
               "%s true residual %g, reported %g", cupat_type_name(vt), tr, res.residual);
         /* plain CG agrees in iterations on Poisson (constant diagonal) within a few */
         cupat_cg_result r2;

@@ -58,6 +58,10 @@ static const cupat_variant_info spmv_rungs[SP_COUNT] = {
                  "merge_path when rows are skewed (max > 16 mean + 64 or std > mean), else "
                  "csr_vector",
                  "beyond the book", CUDA, 1},
+    [SP_X_IN_L2] = {"spmv", "x_in_l2",
+                    "auto's kernel with x held in the L2: a persisting access-policy window "
+                    "over x for the call (the matrix streams past it), set and undone each call",
+                    "beyond the book (CUDA Guide: L2 persistence, access policy window)", CUDA, 0},
     [SP_CPU_SERIAL] = {"spmv", "serial", "one loop over the CSR rows, f64 accumulation: the "
                        "reference", "PMPP 14.3", CPU, 0},
     [SP_CPU_OPENMP] = {"spmv", "openmp", "OpenMP over rows (static chunks), f64 accumulation",
@@ -91,12 +95,15 @@ static int ell_pays(const cupat_sparse *A)
     return A->rows > 0 && padded <= 1.25 * (double)A->nnz + 64.0;
 }
 
+int cupat__spmv_skewed(const cupat_sparse *A)
+{
+    return (double)A->row_max > 16.0 * A->row_mean + 64.0 || A->row_std > A->row_mean;
+}
+
 int cupat__spmv_auto_rung(const cupat_sparse *A)
 {
     if (ell_pays(A)) return SP_ELL_VEC16;
-    if ((double)A->row_max > 16.0 * A->row_mean + 64.0 || A->row_std > A->row_mean)
-        return SP_MERGE_PATH;
-    return SP_CSR_VECTOR;
+    return cupat__spmv_skewed(A) ? SP_MERGE_PATH : SP_CSR_VECTOR;
 }
 
 int cupat__spmv_vector_lanes(const cupat_sparse *A)
@@ -587,10 +594,11 @@ cupat_status cupat_sparse_convert(cupat_ctx *ctx, cupat_sparse *A, cupat_sparse_
 static cupat_status spmv_run(cupat_ctx *ctx, const char *fn, const cupat_sparse *A, int rung,
                              double alpha, const void *x, double beta, void *y)
 {
-    if (ctx->backend == CUDA && rung == SP_AUTO) rung = cupat__spmv_auto_rung(A);
+    int x_in_l2 = rung == SP_X_IN_L2;
+    if (ctx->backend == CUDA && (rung == SP_AUTO || x_in_l2)) rung = cupat__spmv_auto_rung(A);
     CUPAT_TRY(cupat__sparse_build(ctx, (cupat_sparse *)A, cupat__spmv_rung_format(rung), fn));
     if (A->rows == 0) return CUPAT_SUCCESS;
-    spmv_req r = {fn, rung, A, alpha, beta, x, y};
+    spmv_req r = {fn, rung, x_in_l2, A, alpha, beta, x, y};
     return SP_STEP(ctx, spmv, &r);
 }
 

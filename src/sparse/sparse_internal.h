@@ -34,6 +34,7 @@ typedef enum spmv_rung {
     SP_MERGE_PATH,     /* Merrill & Garland 2016: equal shares of rows + nonzeros */
     SP_ELL_VEC16,      /* ELL with 16-byte loads: 4 (f32) or 2 (f64) rows a thread */
     SP_AUTO,           /* the CUDA default: picks by the row-length statistics */
+    SP_X_IN_L2,        /* auto's kernel with x in a persisting L2 access-policy window */
     /* CPU backend */
     SP_CPU_SERIAL,
     SP_CPU_OPENMP,     /* the CPU default */
@@ -92,7 +93,8 @@ static inline void sp_setv(void *p, size_t i, cupat_type t, double v)
 /* A checked SpMV request. */
 typedef struct spmv_req {
     const char *fn;
-    int rung; /* never SP_AUTO when it reaches a kernel */
+    int rung;     /* never SP_AUTO or SP_X_IN_L2 when it reaches a kernel */
+    int x_in_l2;  /* hold x in a persisting L2 window for the call (CUDA) */
     const cupat_sparse *A;
     double alpha, beta;
     const void *x;
@@ -171,6 +173,9 @@ enum { CG_RZ = 0, CG_RZ_OLD, CG_PQ, CG_RR, CG_BB, CG_NSCAL };
 
 /* The rung the CUDA default runs for A (SP_CSR_VECTOR, SP_MERGE_PATH or
  * SP_ELL_VEC16), and the lanes a row of csr_vector gets (2 .. 32). */
+/* Skewed row lengths (max > 16 mean + 64 or std > mean): auto's test for
+ * merge_path, and merge_path's for its L1-heavy configuration. */
+int cupat__spmv_skewed(const cupat_sparse *A);
 int cupat__spmv_auto_rung(const cupat_sparse *A);
 int cupat__spmv_vector_lanes(const cupat_sparse *A);
 /* The format rung r reads. */

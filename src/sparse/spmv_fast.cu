@@ -48,7 +48,6 @@ __global__ void __launch_bounds__(BLOCK) k_csr_vector(size_t rows, const I *rp, 
 // row ends and nonzeros. 7 items a thread (odd: a warp's lanes, 7 words
 // apart, walk the shared tile in 32 different banks).
 constexpr int MP_IPT = 7;
-constexpr int MP_TILE = BLOCK * MP_IPT;
 
 // The merge path's row coordinate on diagonal d: i row ends and d - i
 // nonzeros lie before it (a row end goes first when rp[i + 1] <= j).
@@ -67,12 +66,13 @@ __device__ __forceinline__ int64_t path_row(const I *rp, size_t rows, size_t nnz
 
 // Every tile's start on the path, once (a thread a tile): the main kernel
 // then searches only inside its tile, in shared memory.
-template <typename I>
+template <int IPT, typename I>
 __global__ void k_merge_search(size_t ntiles, size_t rows, size_t nnz, const I *rp, u64 *tile_row)
 {
     const size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (b > ntiles) return;
-    const size_t total = rows + nnz, d = b * (size_t)MP_TILE < total ? b * (size_t)MP_TILE : total;
+    constexpr size_t MP_TILE = (size_t)BLOCK * IPT;
+    const size_t total = rows + nnz, d = b * MP_TILE < total ? b * MP_TILE : total;
     tile_row[b] = (u64)path_row(rp, rows, nnz, d);
 }
 
@@ -98,34 +98,46 @@ template <typename V> __device__ __forceinline__ V run_suffix_sum(V v, u64 key)
 // sums by shuffles, then across warps, in a fixed order: deterministic); a
 // row still open at the tile's end is the block's carry, added by
 // k_merge_fixup in block order.
-template <typename I, typename V>
+template <int IPT, bool CS, typename I, typename V>
 __global__ void __launch_bounds__(BLOCK)
     k_merge_path(size_t rows, size_t nnz, const u64 *tile_row, const I *rp, const I *col, const V *val,
                  const V *x, V alpha, V beta, V *y, u64 *brow, V *bval)
 {
-    __shared__ int s_end[MP_TILE + 1]; // row ends relative to the tile's first nonzero
-    __shared__ V s_prod[MP_TILE];
+    constexpr int MP_TILE = BLOCK * IPT;
+    // A tile holds nr row ends and nn nonzeros, nr + nn <= MP_TILE: the nn
+    // products and then the nr + 1 row ends (relative to the tile's first
+    // nonzero) share one buffer, half the shared memory of two arrays, so
+    // that 8 blocks a SM leave most of the SM's 256 KiB to the L1 (x's hot
+    // entries: measured on R-MAT, more L1 beat more blocks)
+    __shared__ __align__(16) unsigned char s_buf[MP_TILE * sizeof(V) + sizeof(int)];
     __shared__ u64 w_first[BLOCK / 32], w_last[BLOCK / 32]; // a warp's lane 0 and lane 31 keys
     __shared__ V w_sum[BLOCK / 32];
     const size_t total = rows + nnz, d0 = blockIdx.x * (size_t)MP_TILE,
                  d1 = d0 + MP_TILE < total ? d0 + MP_TILE : total;
     const int64_t i0 = (int64_t)tile_row[blockIdx.x], i1 = (int64_t)tile_row[blockIdx.x + 1];
     const int64_t j0 = (int64_t)d0 - i0, nr = i1 - i0, nn = (int64_t)d1 - i1 - j0;
+    V *s_prod = (V *)s_buf;
+    int *s_end = (int *)(s_buf + nn * sizeof(V));
     for (int64_t k = threadIdx.x; k <= nr; k += BLOCK) {
         int64_t e = i0 + k < (int64_t)rows ? (int64_t)rp[i0 + k + 1] - j0 : nn + 1;
         s_end[k] = (int)(e < nn + 1 ? e : nn + 1);
     }
 #pragma unroll
-    for (int q = 0; q < MP_IPT; q++) {
+    for (int q = 0; q < IPT; q++) {
         const int k = threadIdx.x + q * BLOCK;
-        if (k < nn) s_prod[k] = val[j0 + k] * __ldg(&x[col[j0 + k]]);
+        if (k < nn) {
+            // skewed: the matrix is read once, evict-first (.cs), so that it
+            // streams past x in the L1 and L2 instead of evicting it
+            if constexpr (CS) s_prod[k] = __ldcs(&val[j0 + k]) * __ldg(&x[__ldcs(&col[j0 + k])]);
+            else s_prod[k] = val[j0 + k] * __ldg(&x[col[j0 + k]]);
+        }
     }
     __syncthreads();
 
     V acc = 0;
     bool has = false; // acc holds nonzeros of row i0 + i, which goes on past this thread
     int i = 0;
-    const int dl = threadIdx.x * MP_IPT, dn = (int)(d1 - d0);
+    const int dl = threadIdx.x * IPT, dn = (int)(d1 - d0);
     if (dl < dn) {
         int lo = dl - (int)nn, hi = dl < (int)nr ? dl : (int)nr;
         if (lo < 0) lo = 0;
@@ -136,7 +148,7 @@ __global__ void __launch_bounds__(BLOCK)
         }
         i = lo;
         int j = dl - lo;
-        const int de = dl + MP_IPT < dn ? dl + MP_IPT : dn;
+        const int de = dl + IPT < dn ? dl + IPT : dn;
         for (int d = dl; d < de; d++) {
             if (j < s_end[i]) {
                 acc += s_prod[j++];
@@ -256,8 +268,16 @@ template <typename I, typename V> cupat_status csr_vector(cupat_ctx *ctx, const 
     return cupat__launched(ctx, "k_csr_vector");
 }
 
-template <typename I, typename V> cupat_status merge_path(cupat_ctx *ctx, const spmv_req *q)
+// Two configurations, chosen by the row-length statistics (measured on the
+// H100, docs/sparse.md): skewed rows (R-MAT) gather x unevenly, its hot
+// entries reused many times, so the matrix is read evict-first (.cs) and the
+// SM's memory goes mostly to the L1 (a 25% shared carveout: 3-4 blocks an
+// SM instead of 8; R-MAT 0.576 -> 0.553 ms); even rows gather x locally and
+// want the blocks instead (2D Poisson f64: 0.68 -> 0.70 ms with the small
+// carveout, and .cs loads cost 7% there).
+template <bool SKEWED, typename I, typename V> cupat_status merge_path_run(cupat_ctx *ctx, const spmv_req *q)
 {
+    constexpr size_t MP_TILE = (size_t)BLOCK * MP_IPT;
     const cupat_sparse *A = q->A;
     const size_t ntiles = (A->rows + A->nnz + MP_TILE - 1) / MP_TILE;
     if (ntiles > UINT_MAX)
@@ -268,14 +288,23 @@ template <typename I, typename V> cupat_status merge_path(cupat_ctx *ctx, const 
     V *bval = (V *)(brow + ntiles);
     const I *rp = (const I *)A->row_ptr;
     V alpha = (V)q->alpha;
-    k_merge_search<I><<<grid_exact(ntiles + 1), BLOCK, 0, ctx->stream>>>(ntiles, A->rows, A->nnz, rp, tile_row);
+    if (SKEWED)
+        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k_merge_path<MP_IPT, true, I, V>,
+                                                 cudaFuncAttributePreferredSharedMemoryCarveout, 25));
+    k_merge_search<MP_IPT, I><<<grid_exact(ntiles + 1), BLOCK, 0, ctx->stream>>>(ntiles, A->rows, A->nnz, rp,
+                                                                                  tile_row);
     CUPAT_TRY(cupat__launched(ctx, "k_merge_search"));
-    k_merge_path<I, V><<<(unsigned)ntiles, BLOCK, 0, ctx->stream>>>(
+    k_merge_path<MP_IPT, SKEWED, I, V><<<(unsigned)ntiles, BLOCK, 0, ctx->stream>>>(
         A->rows, A->nnz, tile_row, rp, (const I *)A->col, (const V *)A->val, (const V *)q->x, alpha, (V)q->beta,
         (V *)q->y, brow, bval);
     CUPAT_TRY(cupat__launched(ctx, "k_merge_path"));
     k_merge_fixup<V><<<grid_exact(ntiles), BLOCK, 0, ctx->stream>>>(ntiles, A->rows, brow, bval, alpha, (V *)q->y);
     return cupat__launched(ctx, "k_merge_fixup");
+}
+
+template <typename I, typename V> cupat_status merge_path(cupat_ctx *ctx, const spmv_req *q)
+{
+    return cupat__spmv_skewed(q->A) ? merge_path_run<true, I, V>(ctx, q) : merge_path_run<false, I, V>(ctx, q);
 }
 
 template <typename I, typename V> cupat_status ell_vec16(cupat_ctx *ctx, const spmv_req *q)
@@ -288,9 +317,7 @@ template <typename I, typename V> cupat_status ell_vec16(cupat_ctx *ctx, const s
     return cupat__launched(ctx, "k_ell_vec16");
 }
 
-} // namespace
-
-extern "C" cupat_status cupat__sp_spmv_cuda(cupat_ctx *ctx, const spmv_req *q)
+cupat_status spmv_kernels(cupat_ctx *ctx, const spmv_req *q)
 {
     if (q->rung <= SP_JDS) return spmv_book(ctx, q);
     const cupat_sparse *A = q->A;
@@ -305,4 +332,49 @@ extern "C" cupat_status cupat__sp_spmv_cuda(cupat_ctx *ctx, const spmv_req *q)
             return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: rung %d has no CUDA kernel", q->fn, q->rung);
         }
     });
+}
+
+// x_in_l2: the L2 keeps x while the matrix streams past it. A persisting
+// set-aside of the L2 (a device-wide limit, raised to x's size if lower and
+// put back after) and an access-policy window over x on the context's
+// stream for this call only; the window is cleared and the persisting lines
+// made normal again before returning, so later work sees the L2 as before.
+cupat_status with_x_in_l2(cupat_ctx *ctx, const spmv_req *q)
+{
+    int maxp = 0, maxw = 0;
+    CUPAT_CUDA_TRY(ctx, cudaDeviceGetAttribute(&maxp, cudaDevAttrMaxPersistingL2CacheSize, ctx->device));
+    CUPAT_CUDA_TRY(ctx, cudaDeviceGetAttribute(&maxw, cudaDevAttrMaxAccessPolicyWindowSize, ctx->device));
+    if (maxp <= 0 || maxw <= 0) return spmv_kernels(ctx, q); // no persistence on this GPU
+    const size_t xb = q->A->cols * q->A->vsz, win = xb < (size_t)maxw ? xb : (size_t)maxw;
+    const size_t want = win < (size_t)maxp ? win : (size_t)maxp;
+    size_t prev = 0;
+    CUPAT_CUDA_TRY(ctx, cudaDeviceGetLimit(&prev, cudaLimitPersistingL2CacheSize));
+    if (prev < want) CUPAT_CUDA_TRY(ctx, cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, want));
+    cudaStreamAttrValue a;
+    memset(&a, 0, sizeof a);
+    a.accessPolicyWindow.base_ptr = (void *)q->x;
+    a.accessPolicyWindow.num_bytes = win;
+    a.accessPolicyWindow.hitRatio = (float)want / (float)win;
+    a.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    a.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    cupat_status s = cupat__cuda(ctx, cudaStreamSetAttribute(ctx->stream, cudaStreamAttributeAccessPolicyWindow, &a),
+                                 "cudaStreamSetAttribute(access policy window over x)");
+    if (!s) s = spmv_kernels(ctx, q);
+    // undo in every case, keeping the first error
+    a.accessPolicyWindow.num_bytes = 0;
+    a.accessPolicyWindow.hitRatio = 0;
+    a.accessPolicyWindow.hitProp = cudaAccessPropertyNormal;
+    cupat_status u = cupat__cuda(ctx, cudaStreamSetAttribute(ctx->stream, cudaStreamAttributeAccessPolicyWindow, &a),
+                                 "cudaStreamSetAttribute(clearing the window)");
+    if (!u) u = cupat__cuda(ctx, cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
+    if (!u && prev < want) u = cupat__cuda(ctx, cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, prev),
+                                           "cudaDeviceSetLimit(persisting L2 back)");
+    return s ? s : u;
+}
+
+} // namespace
+
+extern "C" cupat_status cupat__sp_spmv_cuda(cupat_ctx *ctx, const spmv_req *q)
+{
+    return q->x_in_l2 ? with_x_in_l2(ctx, q) : spmv_kernels(ctx, q);
 }
