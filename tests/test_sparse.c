@@ -894,6 +894,10 @@ static void test_bad_args(cupat_ctx *ctx)
                 cupat_sparse_convert(ctx, A, (cupat_sparse_format)CUPAT_SPARSE_FORMATS));
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "cupat_sparse_format",
                 cupat_sparse_convert(ctx, A, (cupat_sparse_format)-1));
+    /* sell is a CUDA rung with no CPU form: pinning it on the CPU is refused */
+    if (t_backend == CUPAT_BACKEND_CPU)
+        CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, "no form on this context's cpu backend",
+                    cupat_set_variant(ctx, "spmv", "sell"));
     CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "A is NULL", cupat_sparse_get_csr(ctx, NULL, rp, NULL, NULL));
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "aligned",
                 cupat_sparse_get_csr(ctx, A, (char *)rp + 1, NULL, NULL));
@@ -1009,6 +1013,17 @@ static void test_sell_refusal(cupat_ctx *ctx)
         CHECK(!(A->formats & (1u << CUPAT_SPARSE_SELL)) && !A->sell_perm && !A->sell_ptr &&
                   !A->sell_col && !A->sell_val,
               "a refused SELL leaves nothing in the handle");
+        if (!cpu) { /* the pinned rung: the same refusal, y untouched */
+            float one = 1, seven = 7, got = 0;
+            void *x = test_upload(ctx, &one, 4), *y = test_upload(ctx, &seven, 4);
+            CHECK_OK(ctx, cupat_set_variant(ctx, "spmv", "sell"));
+            CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "that i32 indices hold", cupat_spmv(ctx, A, 1.0, x, 0.0, y));
+            CHECK_OK(ctx, cupat_set_variant(ctx, "spmv", NULL));
+            test_download(ctx, &got, y, 4);
+            CHECK(got == 7, "the refused sell rung wrote y = %g", got);
+            cupat_free(ctx, x);
+            cupat_free(ctx, y);
+        }
         CHECK_OK(ctx, cupat_sparse_destroy(ctx, A));
     }
     if (cpu) {

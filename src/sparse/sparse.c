@@ -4,7 +4,7 @@
  * steps are in sparse_cpu.c, the CUDA ones in sparse_steps.cu; the sorts and
  * prefix sums are cupat_sort and cupat_scan on the same context.
  * Rung -> file: coo_atomic .. jds: spmv_book.cu; csr_vector, merge_path,
- * ell_vec16, auto: spmv_fast.cu; serial, openmp: sparse_cpu.c. */
+ * ell_vec16, sell, auto: spmv_fast.cu; serial, openmp: sparse_cpu.c. */
 #include "internal.h"
 #include "sparse/sparse_internal.h"
 
@@ -53,6 +53,11 @@ static const cupat_variant_info spmv_rungs[SP_COUNT] = {
                       "ELL with 16-byte loads: a thread owns 4 (f32/i32) or 2 (f64/i64) "
                       "adjacent rows and reads their slot as one vector",
                       "beyond the book (CUDA Guide: vectorized accesses)", CUDA, 0},
+    [SP_SELL] = {"spmv", "sell",
+                 "SELL-C-σ: rows sorted by length within windows of σ, slices of 32 rows "
+                 "padded only to their own longest row, column-major: ELL's coalescing with a "
+                 "fraction of its padding",
+                 "beyond the book (Kreutzer et al. 2014)", CUDA, 0},
     [SP_AUTO] = {"spmv", "auto",
                  "picks by the row-length statistics: ell_vec16 when padding adds <= 25%, "
                  "merge_path when rows are skewed (max > 16 mean + 64 or std > mean), else "
@@ -81,6 +86,7 @@ cupat_sparse_format cupat__spmv_rung_format(int rung)
     case SP_ELL_VEC16: return CUPAT_SPARSE_ELL;
     case SP_HYB: return CUPAT_SPARSE_HYB;
     case SP_JDS: return CUPAT_SPARSE_JDS;
+    case SP_SELL: return CUPAT_SPARSE_SELL;
     default: return CUPAT_SPARSE_CSR;
     }
 }

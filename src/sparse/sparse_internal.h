@@ -7,7 +7,8 @@
  *   sparse_gen.c      generators of the standard families
  *   sparse_steps.cu   the CUDA steps: checks and statistics, conversions, CG
  *   spmv_book.cu      PMPP ch. 14 rungs: coo_atomic, csr_scalar, ell, hyb, jds
- *   spmv_fast.cu      beyond the book: csr_vector, merge_path, ell_vec16, auto
+ *   spmv_fast.cu      beyond the book: csr_vector, merge_path, ell_vec16, sell,
+ *                     auto
  * C interface; the .cu files include it inside extern "C". */
 #ifndef CUPAT_SPARSE_INTERNAL_H
 #define CUPAT_SPARSE_INTERNAL_H
@@ -33,6 +34,7 @@ typedef enum spmv_rung {
     SP_CSR_VECTOR,     /* a group of lanes per row, sized from the mean length */
     SP_MERGE_PATH,     /* Merrill & Garland 2016: equal shares of rows + nonzeros */
     SP_ELL_VEC16,      /* ELL with 16-byte loads: 4 (f32) or 2 (f64) rows a thread */
+    SP_SELL,           /* Kreutzer et al. 2014: SELL-C-sigma, a warp a slice */
     SP_AUTO,           /* the CUDA default: picks by the row-length statistics */
     /* CPU backend */
     SP_CPU_SERIAL,
