@@ -935,15 +935,19 @@ cupat_status cupat_histogram_channels(cupat_ctx *ctx, int channels, size_t pixel
  * with CUPAT_ERROR_INVALID_VALUE naming the first bad entry. */
 typedef struct cupat_sparse cupat_sparse;
 
-/* Storage formats (PMPP 14.2 .. 14.6). */
+/* Storage formats (PMPP 14.2 .. 14.6, and SELL-C-sigma). */
 typedef enum cupat_sparse_format {
     CUPAT_SPARSE_CSR = 0, /* row pointers, column indices, values (14.3)       */
     CUPAT_SPARSE_COO = 1, /* row index of each entry + CSR's columns/values (14.2) */
     CUPAT_SPARSE_ELL = 2, /* rows padded to the longest, column-major (14.4)   */
     CUPAT_SPARSE_HYB = 3, /* ELL of width K + COO of the entries beyond K (14.5) */
-    CUPAT_SPARSE_JDS = 4  /* rows sorted by length, jagged diagonals (14.6)    */
+    CUPAT_SPARSE_JDS = 4, /* rows sorted by length, jagged diagonals (14.6)    */
+    CUPAT_SPARSE_SELL = 5 /* SELL-C-sigma: slices of 32 rows sorted by length
+                           * within windows of sigma rows, each slice padded to
+                           * its own longest row, column-major (Kreutzer et al.
+                           * 2014; beyond the book) */
 } cupat_sparse_format;
-#define CUPAT_SPARSE_FORMATS 5
+#define CUPAT_SPARSE_FORMATS 6
 const char *cupat_sparse_format_name(cupat_sparse_format f);
 
 #define CUPAT_SPARSE_COPY 0u   /* flags: copy the caller's arrays (default)  */
@@ -986,7 +990,11 @@ cupat_status cupat_sparse_get_info(cupat_ctx *ctx, const cupat_sparse *A,
  * padded array would pass both 2^24 slots and 64 (nnz + rows)); -> HYB takes
  * K = min(max, ceil(mean + std)) and moves the rest to COO (counts by
  * cupat_scan); -> JDS sorts rows by length (cupat_sort, stable) and places
- * the diagonals by cupat_scan. COO input goes to CSR by cupat_sort of
+ * the diagonals by cupat_scan; -> SELL sorts rows by length within each
+ * window of sigma = 1024 rows (cupat_sort_segmented, stable), cuts slices
+ * of 32 sorted rows, pads each to its longest row and places the slices by
+ * cupat_scan (CUPAT_ERROR_SIZE only when the padded slots would not fit the
+ * index type). COO input goes to CSR by cupat_sort of
  * (row, col) keys, a cupat_scan of the run heads and an in-order sum of
  * each run (deterministic). */
 cupat_status cupat_sparse_convert(cupat_ctx *ctx, cupat_sparse *A, cupat_sparse_format f);

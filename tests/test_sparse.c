@@ -284,6 +284,78 @@ static void check_formats(cupat_ctx *ctx, const hmat *m, cupat_sparse *A, const 
         CMP("JDS");
         free(pm), free(jp), free(c), free(v);
     }
+    /* SELL-C-sigma: rows sorted by length (descending, stable) inside each
+     * window of sigma rows, never leaving it; slice k = sorted rows k C ..
+     * k C + C - 1, padded to its longest row, column-major from
+     * sell_ptr[k]; padding column -1, value 0 */
+    if (A->formats & (1u << CUPAT_SPARSE_SELL)) {
+        const size_t C = SP_SELL_C, W = SP_SELL_SIGMA, ns = (rows + C - 1) / C;
+        CHECK(A->sell_ns == ns, "%s: SELL has %zu slices, want %zu", what, A->sell_ns, ns);
+        void *pm = fetch(ctx, A->sell_perm, rows, is), *sp = fetch(ctx, A->sell_ptr, ns + 1, is),
+             *c = fetch(ctx, A->sell_col, A->sell_slots, is),
+             *v = fetch(ctx, A->sell_val, A->sell_slots, vs);
+        char *seen = test_xmalloc(rows + 1);
+        memset(seen, 0, rows + 1);
+        int perm_ok = A->sell_ns == ns, sorted = 1, pad_ok = 1;
+        int shape_ok = sp_geti(sp, ns, it) == (int64_t)A->sell_slots;
+        CHECK(shape_ok, "%s: SELL's slice pointer ends at %lld, its slots are %zu", what,
+              (long long)sp_geti(sp, ns, it), A->sell_slots);
+        for (size_t i = 0; perm_ok && i < rows; i++) {
+            int64_t r = sp_geti(pm, i, it);
+            if (r < 0 || (size_t)r >= rows || seen[r] || (size_t)r / W != i / W) {
+                perm_ok = 0;
+                break;
+            }
+            seen[r] = 1;
+            if (i % W) { /* descending, stable, within the window */
+                int64_t q = sp_geti(pm, i - 1, it), len = m->rp[r + 1] - m->rp[r],
+                        lq = m->rp[q + 1] - m->rp[q];
+                sorted &= lq > len || (lq == len && q < r);
+            }
+        }
+        CHECK(perm_ok, "%s: SELL permutation is no permutation within windows of %zu", what, W);
+        /* slice k starts where the slices before it, each C times its
+         * longest row, end */
+        size_t want = 0;
+        for (size_t k = 0; perm_ok && shape_ok && k < ns; k++) {
+            size_t longest = 0;
+            for (size_t i = k * C; i < rows && i < k * C + C; i++) {
+                int64_t r = sp_geti(pm, i, it);
+                size_t len = (size_t)(m->rp[r + 1] - m->rp[r]);
+                longest = len > longest ? len : longest;
+            }
+            int64_t a = sp_geti(sp, k, it), b = sp_geti(sp, k + 1, it);
+            if (a != (int64_t)want || b - a != (int64_t)(C * longest) || b > (int64_t)A->sell_slots) {
+                CHECK(0, "%s: SELL slice %zu spans [%lld, %lld), want [%zu, %zu): padded to its longest "
+                      "row (%zu)", what, k, (long long)a, (long long)b, want, want + C * longest, longest);
+                shape_ok = 0;
+                break;
+            }
+            want += C * longest;
+            for (size_t l = 0; l < C; l++) {
+                size_t i = k * C + l, len = 0;
+                int64_t r = -1;
+                if (i < rows) {
+                    r = sp_geti(pm, i, it);
+                    len = (size_t)(m->rp[r + 1] - m->rp[r]);
+                    y[r] = 0;
+                }
+                for (size_t sl = 0; sl < longest; sl++) {
+                    size_t e = (size_t)a + sl * C + l;
+                    int64_t col = sp_geti(c, e, it);
+                    if (sl < len) y[r] += sp_getv(v, e, vt) * x[col < 0 ? 0 : col];
+                    if (sl < len) pad_ok &= col >= 0;
+                    else pad_ok &= col == -1 && sp_getv(v, e, vt) == 0.0;
+                }
+            }
+        }
+        CHECK(sorted, "%s: SELL rows not sorted by length (stable) within their windows", what);
+        CHECK(!perm_ok || !shape_ok || want == A->sell_slots, "%s: SELL has %zu slots, its slices %zu", what,
+              A->sell_slots, want);
+        CHECK(pad_ok, "%s: SELL padding holds entries, or an entry is padding", what);
+        if (perm_ok && shape_ok) CMP("SELL");
+        free(pm), free(sp), free(c), free(v), free(seen);
+    }
 #undef CMP
     free(x), free(ref), free(y);
 }
@@ -362,8 +434,34 @@ static void test_handle(cupat_ctx *ctx)
     for (int f = 0; f < CUPAT_SPARSE_FORMATS; f++)
         CHECK_OK(ctx, cupat_sparse_convert(ctx, A, (cupat_sparse_format)f));
     CHECK_OK(ctx, cupat_sparse_get_info(ctx, A, &in));
-    CHECK(in.formats == 31u, "formats after converting all: %u", in.formats);
+    CHECK(in.formats == (1u << CUPAT_SPARSE_FORMATS) - 1, "formats after converting all: %u",
+          in.formats);
+    /* SELL by hand: one window, one slice; sorted rows 2, 0, 3, 1 (lengths
+     * 3, 2, 1, 0), the slice 3 slots wide */
+    CHECK(A->sell_ns == 1 && A->sell_slots == 3 * SP_SELL_C, "SELL of 4 rows: %zu slices, %zu slots",
+          A->sell_ns, A->sell_slots);
+    if (A->sell_ns == 1 && A->sell_slots == 3 * SP_SELL_C) {
+        int32_t pm[4], sp[2], sc[3 * SP_SELL_C];
+        double sv[3 * SP_SELL_C];
+        test_download(ctx, pm, A->sell_perm, sizeof pm);
+        test_download(ctx, sp, A->sell_ptr, sizeof sp);
+        test_download(ctx, sc, A->sell_col, sizeof sc);
+        test_download(ctx, sv, A->sell_val, sizeof sv);
+        /* slot s of lane l at s C + l; columns: row 2 (1, 2, 3), row 0 (4, 0),
+         * row 3 (4), row 1 none */
+        CHECK(pm[0] == 2 && pm[1] == 0 && pm[2] == 3 && pm[3] == 1 && sp[0] == 0 &&
+                  sp[1] == 3 * SP_SELL_C,
+              "SELL perm %d %d %d %d, ptr %d %d", pm[0], pm[1], pm[2], pm[3], sp[0], sp[1]);
+        CHECK(sc[0] == 1 && sc[1] == 4 && sc[2] == 4 && sc[3] == -1 && sc[4] == -1 &&
+                  sc[SP_SELL_C] == 2 && sc[SP_SELL_C + 1] == 0 && sc[SP_SELL_C + 2] == -1 &&
+                  sc[2 * SP_SELL_C] == 3 && sc[2 * SP_SELL_C + 1] == -1 && sv[0] == 3 &&
+                  sv[1] == 1 && sv[2] == 6 && sv[SP_SELL_C] == 4 && sv[SP_SELL_C + 1] == 2 &&
+                  sv[2 * SP_SELL_C] == 5 && sv[3] == 0,
+              "SELL slots: %d %d %d / %d %d / %d", sc[0], sc[1], sc[2], sc[SP_SELL_C],
+              sc[SP_SELL_C + 1], sc[2 * SP_SELL_C]);
+    }
     CHECK(strcmp(cupat_sparse_format_name(CUPAT_SPARSE_JDS), "jds") == 0 &&
+              strcmp(cupat_sparse_format_name(CUPAT_SPARSE_SELL), "sell") == 0 &&
               strcmp(cupat_sparse_format_name((cupat_sparse_format)9), "unknown") == 0,
           "format names");
     CHECK_OK(ctx, cupat_sparse_destroy(ctx, A));
@@ -793,6 +891,16 @@ static void test_bad_args(cupat_ctx *ctx)
                 cupat_sparse_convert(ctx, A, (cupat_sparse_format)7));
     CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "A is NULL",
                 cupat_sparse_convert(ctx, NULL, CUPAT_SPARSE_ELL));
+    CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "A is NULL",
+                cupat_sparse_convert(ctx, NULL, CUPAT_SPARSE_SELL));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "CSR .. SELL",
+                cupat_sparse_convert(ctx, A, (cupat_sparse_format)CUPAT_SPARSE_FORMATS));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "cupat_sparse_format",
+                cupat_sparse_convert(ctx, A, (cupat_sparse_format)-1));
+    /* sell is a CUDA rung with no CPU form: pinning it on the CPU is refused */
+    if (t_backend == CUPAT_BACKEND_CPU)
+        CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, "no form on this context's cpu backend",
+                    cupat_set_variant(ctx, "spmv", "sell"));
     CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "A is NULL", cupat_sparse_get_csr(ctx, NULL, rp, NULL, NULL));
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "aligned",
                 cupat_sparse_get_csr(ctx, A, (char *)rp + 1, NULL, NULL));
@@ -864,11 +972,68 @@ static void test_bad_args(cupat_ctx *ctx)
                                  ? CUPAT_BACKEND_CUDA : CUPAT_BACKEND_CPU, -1) == CUPAT_SUCCESS &&
         cupat_get_backend(other) != t_backend) {
         CHECK_FAILS(other, CUPAT_ERROR_INVALID_VALUE, "backend", cupat_sparse_get_info(other, A, &in));
+        CHECK_FAILS(other, CUPAT_ERROR_INVALID_VALUE, "backend",
+                    cupat_sparse_convert(other, A, CUPAT_SPARSE_SELL));
         CHECK_FAILS(other, CUPAT_ERROR_INVALID_VALUE, "backend", cupat_sparse_destroy(other, A));
     }
     cupat_destroy(other);
     CHECK_FAILS(NULL, CUPAT_ERROR_NULL_POINTER, "ctx", cupat_sparse_destroy(NULL, A));
     cupat_sparse_destroy(ctx, A);
+}
+
+/* SELL's one refusal: slots past the index type. One row of 2^26 + 1
+ * entries (all in column 0: repeats add up) is one slice of 32 (2^26 + 1) >
+ * INT32_MAX slots with i32 indices. The arrays are borrowed and zero: on the
+ * CPU backend calloc maps no memory for them. */
+static void test_sell_refusal(cupat_ctx *ctx)
+{
+    size_t nnz = ((size_t)1 << 26) + 1;
+    int32_t rp[2] = {0, (int32_t)nnz};
+    int cpu = t_backend == CUPAT_BACKEND_CPU;
+    void *ci, *v, *drp;
+    if (cpu) {
+        ci = calloc(nnz, 4);
+        v = calloc(nnz, 4);
+        drp = rp;
+        CHECK(ci && v, "no host memory for the SELL refusal");
+        if (!ci || !v) {
+            free(ci), free(v);
+            return;
+        }
+    } else {
+        ci = test_dalloc(ctx, nnz * 4);
+        v = test_dalloc(ctx, nnz * 4);
+        drp = test_upload(ctx, rp, sizeof rp);
+        CHECK_OK(ctx, cupat_memset(ctx, ci, 0, nnz * 4));
+        CHECK_OK(ctx, cupat_memset(ctx, v, 0, nnz * 4));
+    }
+    cupat_sparse *A = NULL;
+    CHECK_OK(ctx, cupat_sparse_create_csr(ctx, &A, 1, 1, nnz, CUPAT_I32, CUPAT_F32, drp, ci, v,
+                                          CUPAT_SPARSE_BORROW));
+    if (A) {
+        CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "SELL of this matrix needs 2147483680 slots",
+                    cupat_sparse_convert(ctx, A, CUPAT_SPARSE_SELL));
+        CHECK(!(A->formats & (1u << CUPAT_SPARSE_SELL)) && !A->sell_perm && !A->sell_ptr &&
+                  !A->sell_col && !A->sell_val,
+              "a refused SELL leaves nothing in the handle");
+        if (!cpu) { /* the pinned rung: the same refusal, y untouched */
+            float one = 1, seven = 7, got = 0;
+            void *x = test_upload(ctx, &one, 4), *y = test_upload(ctx, &seven, 4);
+            CHECK_OK(ctx, cupat_set_variant(ctx, "spmv", "sell"));
+            CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "that i32 indices hold", cupat_spmv(ctx, A, 1.0, x, 0.0, y));
+            CHECK_OK(ctx, cupat_set_variant(ctx, "spmv", NULL));
+            test_download(ctx, &got, y, 4);
+            CHECK(got == 7, "the refused sell rung wrote y = %g", got);
+            cupat_free(ctx, x);
+            cupat_free(ctx, y);
+        }
+        CHECK_OK(ctx, cupat_sparse_destroy(ctx, A));
+    }
+    if (cpu) {
+        free(ci), free(v);
+    } else {
+        cupat_free(ctx, ci), cupat_free(ctx, v), cupat_free(ctx, drp);
+    }
 }
 
 /* nnz > 2^31 with i64 indices: 2D Poisson on a 21000^2 grid (2.2e9 entries),
@@ -917,6 +1082,7 @@ int main(int argc, char **argv)
     test_mm_malformed(ctx);
     test_mm_roundtrip(ctx);
     test_rungs(ctx);
+    if (!t_small) test_sell_refusal(ctx);
     test_cg(ctx);
     if (large) test_large(ctx);
     return test_finish(ctx);

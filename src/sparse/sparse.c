@@ -4,7 +4,7 @@
  * steps are in sparse_cpu.c, the CUDA ones in sparse_steps.cu; the sorts and
  * prefix sums are cupat_sort and cupat_scan on the same context.
  * Rung -> file: coo_atomic .. jds: spmv_book.cu; csr_vector, merge_path,
- * ell_vec16, auto: spmv_fast.cu; serial, openmp: sparse_cpu.c. */
+ * ell_vec16, sell, auto: spmv_fast.cu; serial, openmp: sparse_cpu.c. */
 #include "internal.h"
 #include "sparse/sparse_internal.h"
 
@@ -53,6 +53,11 @@ static const cupat_variant_info spmv_rungs[SP_COUNT] = {
                       "ELL with 16-byte loads: a thread owns 4 (f32/i32) or 2 (f64/i64) "
                       "adjacent rows and reads their slot as one vector",
                       "beyond the book (CUDA Guide: vectorized accesses)", CUDA, 0},
+    [SP_SELL] = {"spmv", "sell",
+                 "SELL-C-σ: rows sorted by length within windows of σ, slices of 32 rows "
+                 "padded only to their own longest row, column-major: ELL's coalescing with a "
+                 "fraction of its padding",
+                 "beyond the book (Kreutzer et al. 2014)", CUDA, 0},
     [SP_AUTO] = {"spmv", "auto",
                  "picks by the row-length statistics: ell_vec16 when padding adds <= 25%, "
                  "merge_path when rows are skewed (max > 16 mean + 64 or std > mean), else "
@@ -72,7 +77,8 @@ const cupat_pattern_desc cupat__pattern_spmv = {"spmv", spmv_rungs, SP_COUNT};
 
 const char *cupat_sparse_format_name(cupat_sparse_format f)
 {
-    static const char *const names[CUPAT_SPARSE_FORMATS] = {"csr", "coo", "ell", "hyb", "jds"};
+    static const char *const names[CUPAT_SPARSE_FORMATS] = {"csr", "coo", "ell", "hyb", "jds",
+                                                                 "sell"};
     return (unsigned)f < CUPAT_SPARSE_FORMATS ? names[f] : "unknown";
 }
 
@@ -84,6 +90,7 @@ cupat_sparse_format cupat__spmv_rung_format(int rung)
     case SP_ELL_VEC16: return CUPAT_SPARSE_ELL;
     case SP_HYB: return CUPAT_SPARSE_HYB;
     case SP_JDS: return CUPAT_SPARSE_JDS;
+    case SP_SELL: return CUPAT_SPARSE_SELL;
     default: return CUPAT_SPARSE_CSR;
     }
 }
@@ -196,7 +203,8 @@ static void drop_formats(cupat_ctx *ctx, cupat_sparse *A)
 {
     void **own[] = {&A->coo_row, &A->ell_col, &A->ell_val, &A->hyb_col, &A->hyb_val,
                     &A->hyb_crow, &A->hyb_ccol, &A->hyb_cval, &A->jds_perm, &A->jds_ptr,
-                    &A->jds_col, &A->jds_val};
+                    &A->jds_col, &A->jds_val, &A->sell_perm, &A->sell_ptr,
+                    &A->sell_col, &A->sell_val};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) bfree(ctx, own[i]);
     if (!A->borrowed) {
         bfree(ctx, &A->row_ptr);
@@ -530,6 +538,63 @@ static cupat_status build_jds(cupat_ctx *ctx, cupat_sparse *A)
     return s;
 }
 
+/* SELL-C-sigma: row lengths with their rows, sorted (stable, longest
+ * first) inside each window of sigma rows by cupat_sort_segmented; slice k's
+ * slot count is C times its first row's length (its longest: windows are
+ * whole slices); an exclusive cupat_scan of those places the slices and
+ * gives the total, the one number read back; then the fill. The padded
+ * total is bounded by C nnz (a slice's width is at most its nonzeros), so
+ * the u64 sums cannot wrap for any matrix that fits in memory. */
+static cupat_status build_sell(cupat_ctx *ctx, cupat_sparse *A, const char *fn)
+{
+    const size_t C = SP_SELL_C, ns = (A->rows + C - 1) / C,
+                 nwin = (A->rows + SP_SELL_SIGMA - 1) / SP_SELL_SIGMA;
+    size_t lim = A->itype == CUPAT_I32 ? (size_t)INT32_MAX : (size_t)INT64_MAX;
+    void *keys = NULL, *perm = NULL, *win = NULL, *slots = NULL, *offs = NULL;
+    uint64_t tot = 0;
+    cupat_status s = balloc(ctx, &keys, A->rows + 1, 8);
+    if (!s) s = balloc(ctx, &perm, A->rows + 1, 8);
+    if (!s) s = balloc(ctx, &win, nwin + 1, 8);
+    if (!s) s = balloc(ctx, &slots, ns + 1, 8);
+    if (!s) s = balloc(ctx, &offs, ns + 1, 8);
+    if (!s) s = SP_STEP(ctx, row_lengths, A, keys, perm);
+    if (!s) s = SP_STEP(ctx, sell_windows, A->rows, nwin, win);
+    /* stable: rows of equal length keep their order inside a window */
+    if (!s && A->rows)
+        s = cupat_sort_segmented(ctx, CUPAT_U64, 8, CUPAT_SORT_DESCENDING, A->rows, nwin, win,
+                                 keys, keys, perm, perm);
+    if (!s) s = SP_STEP(ctx, sell_slots, A->rows, ns, keys, slots);
+    if (!s)
+        s = cupat_scan(ctx, CUPAT_U64, CUPAT_OP_SUM, CUPAT_SCAN_EXCLUSIVE, ns + 1, slots, offs);
+    if (!s) s = cupat_memcpy(ctx, &tot, (uint64_t *)offs + ns, 8);
+    if (!s) s = cupat_sync(ctx);
+    if (!s && tot > lim)
+        s = cupat__fail(ctx, CUPAT_ERROR_SIZE,
+                        "%s: SELL of this matrix needs %llu slots (%zu slices of %zu rows, "
+                        "each padded to its longest row), past the %llu that %s indices hold%s",
+                        fn, (unsigned long long)tot, ns, C, (unsigned long long)lim,
+                        cupat_type_name(A->itype),
+                        A->itype == CUPAT_I32 ? ": use I64 indices, or CSR" : "");
+    if (!s) s = balloc(ctx, &A->sell_perm, A->rows, A->isz);
+    if (!s) s = balloc(ctx, &A->sell_ptr, ns + 1, A->isz);
+    if (!s) s = balloc(ctx, &A->sell_col, (size_t)tot, A->isz);
+    if (!s) s = balloc(ctx, &A->sell_val, (size_t)tot, A->vsz);
+    if (!s)
+        s = SP_STEP(ctx, sell_fill, A, ns, (size_t)tot, perm, keys, offs, A->sell_perm,
+                    A->sell_ptr, A->sell_col, A->sell_val);
+    if (!s) s = cupat_sync(ctx);
+    if (!s) {
+        A->sell_ns = ns;
+        A->sell_slots = (size_t)tot;
+    }
+    bfree(ctx, &keys);
+    bfree(ctx, &perm);
+    bfree(ctx, &win);
+    bfree(ctx, &slots);
+    bfree(ctx, &offs);
+    return s;
+}
+
 cupat_status cupat__sparse_build(cupat_ctx *ctx, cupat_sparse *A, cupat_sparse_format f,
                                  const char *fn)
 {
@@ -571,6 +636,13 @@ cupat_status cupat__sparse_build(cupat_ctx *ctx, cupat_sparse *A, cupat_sparse_f
             for (int i = 0; i < 4; i++) bfree(ctx, p[i]);
         }
         break;
+    case CUPAT_SPARSE_SELL:
+        s = build_sell(ctx, A, fn);
+        if (s) {
+            void **p[] = {&A->sell_perm, &A->sell_ptr, &A->sell_col, &A->sell_val};
+            for (int i = 0; i < 4; i++) bfree(ctx, p[i]);
+        }
+        break;
     default: break;
     }
     if (!s) s = cupat_sync(ctx);
@@ -585,7 +657,7 @@ cupat_status cupat_sparse_convert(cupat_ctx *ctx, cupat_sparse *A, cupat_sparse_
     CUPAT_TRY(check_handle(ctx, fn, A));
     if ((unsigned)f >= CUPAT_SPARSE_FORMATS)
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                           "%s: f = %d is not a cupat_sparse_format (CSR .. JDS)", fn, (int)f);
+                           "%s: f = %d is not a cupat_sparse_format (CSR .. SELL)", fn, (int)f);
     return cupat__sparse_build(ctx, A, f, fn);
 }
 

@@ -198,6 +198,58 @@ cupat_status cupat__sp_jds_fill_cpu(cupat_ctx *ctx, const cupat_sparse *A, size_
     return CUPAT_SUCCESS;
 }
 
+cupat_status cupat__sp_sell_windows_cpu(cupat_ctx *ctx, size_t rows, size_t nwin,
+                                        uint64_t *offs)
+{
+    for (size_t w = 0; w <= nwin; w++) {
+        size_t o = w * SP_SELL_SIGMA; /* nwin sigma < rows + sigma: no wrap */
+        offs[w] = o < rows ? o : rows;
+    }
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat__sp_sell_slots_cpu(cupat_ctx *ctx, size_t rows, size_t ns,
+                                      const uint64_t *len_sorted, uint64_t *slots)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < ns; k++) slots[k] = SP_SELL_C * len_sorted[k * SP_SELL_C];
+    slots[ns] = 0;
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat__sp_sell_fill_cpu(cupat_ctx *ctx, const cupat_sparse *A, size_t ns,
+                                     size_t nslots, const uint64_t *perm64,
+                                     const uint64_t *len_sorted, const uint64_t *offs, void *perm,
+                                     void *sptr, void *scol, void *sval)
+{
+    const size_t C = SP_SELL_C;
+    for (size_t k = 0; k <= ns; k++) sp_seti(sptr, k, A->itype, (int64_t)offs[k]);
+    /* slice k: slot s of its row l at offs[k] + s C + l; rows past the
+     * matrix's last (the last slice's tail) and entries past a row's end
+     * are padding */
+#pragma omp parallel for schedule(dynamic, 64)
+    for (size_t k = 0; k < ns; k++) {
+        size_t w = (size_t)((offs[k + 1] - offs[k]) / C);
+        for (size_t l = 0; l < C; l++) {
+            size_t i = k * C + l, len = 0;
+            int64_t a = 0;
+            if (i < A->rows) {
+                size_t r = (size_t)perm64[i];
+                sp_seti(perm, i, A->itype, (int64_t)r);
+                a = GI(A->row_ptr, r);
+                len = (size_t)len_sorted[i];
+            }
+            for (size_t s = 0; s < w; s++) {
+                size_t e = (size_t)offs[k] + s * C + l;
+                int in = s < len;
+                sp_seti(scol, e, A->itype, in ? GI(A->col, (size_t)a + s) : -1);
+                sp_setv(sval, e, A->vtype, in ? GV(A->val, (size_t)a + s) : 0.0);
+            }
+        }
+    }
+    return CUPAT_SUCCESS;
+}
+
 cupat_status cupat__sp_diag_inv_cpu(cupat_ctx *ctx, const cupat_sparse *A, int jacobi,
                                     void *dinv, uint64_t *bad_row)
 {

@@ -7,7 +7,8 @@
  *   sparse_gen.c      generators of the standard families
  *   sparse_steps.cu   the CUDA steps: checks and statistics, conversions, CG
  *   spmv_book.cu      PMPP ch. 14 rungs: coo_atomic, csr_scalar, ell, hyb, jds
- *   spmv_fast.cu      beyond the book: csr_vector, merge_path, ell_vec16, auto
+ *   spmv_fast.cu      beyond the book: csr_vector, merge_path, ell_vec16, sell,
+ *                     auto
  * C interface; the .cu files include it inside extern "C". */
 #ifndef CUPAT_SPARSE_INTERNAL_H
 #define CUPAT_SPARSE_INTERNAL_H
@@ -33,6 +34,7 @@ typedef enum spmv_rung {
     SP_CSR_VECTOR,     /* a group of lanes per row, sized from the mean length */
     SP_MERGE_PATH,     /* Merrill & Garland 2016: equal shares of rows + nonzeros */
     SP_ELL_VEC16,      /* ELL with 16-byte loads: 4 (f32) or 2 (f64) rows a thread */
+    SP_SELL,           /* Kreutzer et al. 2014: SELL-C-sigma, a warp a slice */
     SP_AUTO,           /* the CUDA default: picks by the row-length statistics */
     SP_X_IN_L2,        /* auto's kernel with x in a persisting L2 access-policy window */
     /* CPU backend */
@@ -68,7 +70,31 @@ struct cupat_sparse {
      * jds_ptr[d] + i (jds_ptr: jds_nd + 1 entries) */
     size_t jds_nd;
     void *jds_perm, *jds_ptr, *jds_col, *jds_val;
+    /* SELL-C-sigma (SP_SELL_C rows a slice, windows of SP_SELL_SIGMA rows):
+     * sell_perm[i] = the row at sorted position i (rows sorted by length,
+     * longest first, stable, within each window); slice k holds sorted rows
+     * k C .. k C + C - 1 (the last slice's missing rows are padding), padded
+     * to its longest row w_k and stored column-major from sell_ptr[k]: entry
+     * s of the slice's row l at sell_ptr[k] + s C + l, padding column -1 and
+     * value 0; sell_ptr (sell_ns + 1 entries) ends at sell_slots. */
+    size_t sell_ns, sell_slots;
+    void *sell_perm, *sell_ptr, *sell_col, *sell_val;
 };
+
+/* SELL-C-sigma's shape. C = 32: a slice is a warp's rows, so the warp's
+ * loads of one slot are one contiguous 32-element run (ELL's coalescing)
+ * and its lanes wait only for the slice's own longest row. sigma = 1024
+ * rows a sorting window: sorting evens out the lengths inside each slice
+ * (the padding falls as sigma grows), while a bounded window keeps every
+ * row within 1024 positions of where it was, so y's scattered writes and
+ * the x accesses of banded / locally structured matrices keep their
+ * locality (sigma = rows would be JDS's global sort, which loses it);
+ * Kreutzer et al. find the padding gain levels off at windows of a few
+ * hundred to a few thousand rows. 1024 is a multiple of C (slices never
+ * straddle two windows, so a slice's first row is its longest) and fits one
+ * block of cupat_sort_segmented's shared-memory path (segments <= 4096). */
+#define SP_SELL_C 32
+#define SP_SELL_SIGMA 1024
 
 /* Index and value access by runtime type (host code). */
 static inline int64_t sp_geti(const void *p, size_t i, cupat_type t)
@@ -145,6 +171,17 @@ SP_STEP_DECL(jds_counts, size_t rows, size_t nd, const uint64_t *len_sorted,
 SP_STEP_DECL(jds_fill, const cupat_sparse *A, size_t nd, const uint64_t *perm64,
              const uint64_t *len_sorted, const uint64_t *offs, void *perm, void *jptr,
              void *jcol, void *jval)
+/* SELL: offs[w] = min(w sigma, rows), w <= nwin (u64): the sorting windows
+ * as cupat_sort_segmented's offsets. */
+SP_STEP_DECL(sell_windows, size_t rows, size_t nwin, uint64_t *offs)
+/* SELL: slots[k] = C * (the length of slice k's first sorted row: its
+ * longest), k < ns; slots[ns] = 0 (u64), for the exclusive scan. */
+SP_STEP_DECL(sell_slots, size_t rows, size_t ns, const uint64_t *len_sorted, uint64_t *slots)
+/* SELL: perm (itype), sptr (itype, ns + 1, from offs) and the slices'
+ * columns and values (nslots = offs[ns] slots, padding -1 / 0). */
+SP_STEP_DECL(sell_fill, const cupat_sparse *A, size_t ns, size_t nslots,
+             const uint64_t *perm64, const uint64_t *len_sorted, const uint64_t *offs,
+             void *perm, void *sptr, void *scol, void *sval)
 /* CG: dinv[i] = 1 / a_ii (sum of the diagonal entries of row i), or 1 when
  * !jacobi; *bad_row = 1 + the first row whose diagonal is <= 0 or not
  * finite (0: none; only checked with jacobi). Waits. */

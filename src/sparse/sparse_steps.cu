@@ -209,6 +209,52 @@ __global__ void k_jds_fill(size_t rows, size_t nd, const I *rp, const I *col, co
     }
 }
 
+// ------------------------------------------------------------ SELL-C-sigma --
+__global__ void k_sell_windows(size_t rows, size_t nwin, u64 *offs)
+{
+    for (size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x; w <= nwin;
+         w += (size_t)gridDim.x * blockDim.x) {
+        size_t o = w * SP_SELL_SIGMA;
+        offs[w] = o < rows ? o : rows;
+    }
+}
+
+// The lengths descend inside each window and a window is whole slices, so
+// a slice's first row is its longest.
+__global__ void k_sell_slots(size_t ns, const u64 *len, u64 *slots)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k <= ns;
+         k += (size_t)gridDim.x * blockDim.x)
+        slots[k] = k < ns ? (u64)SP_SELL_C * len[k * SP_SELL_C] : 0;
+}
+
+// A thread a slot, grid-stride: the slice by a binary search of the slice
+// starts (a warp's 32 threads share one search path), then row l of the
+// slice and its entry s. Consecutive threads write consecutive slots, and a
+// long row costs its slice's threads nothing more than their share.
+template <typename I, typename V>
+__global__ void k_sell_fill(size_t rows, size_t ns, size_t nslots, const I *rp, const I *col, const V *val,
+                            const u64 *perm64, const u64 *len, const u64 *offs, I *perm, I *sptr, I *scol,
+                            V *sval)
+{
+    size_t t0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, st = (size_t)gridDim.x * blockDim.x;
+    for (size_t k = t0; k <= ns; k += st) sptr[k] = (I)offs[k];
+    for (size_t i = t0; i < rows; i += st) perm[i] = (I)perm64[i];
+    for (size_t e = t0; e < nslots; e += st) {
+        // the last slice starting at or before e: empty slices (equal starts) are passed over
+        const int64_t k = upper_bound_m1(offs, 0, (int64_t)ns + 1, (int64_t)e);
+        const size_t o = e - (size_t)offs[k], s = o / SP_SELL_C, i = (size_t)k * SP_SELL_C + o % SP_SELL_C;
+        bool in = false;
+        int64_t a = 0;
+        if (i < rows && s < len[i]) {
+            a = (int64_t)rp[perm64[i]] + (int64_t)s;
+            in = true;
+        }
+        scol[e] = in ? col[a] : (I)-1;
+        sval[e] = in ? val[a] : V(0);
+    }
+}
+
 // -------------------------------------------------------------------- CG --
 template <typename I, typename V>
 __global__ void k_diag_inv(size_t rows, const I *rp, const I *col, const V *val, int jacobi, V *dinv, u64 *bad)
@@ -476,6 +522,36 @@ cupat_status cupat__sp_jds_fill_cuda(cupat_ctx *ctx, const cupat_sparse *A, size
             A->rows, nd, (const I *)A->row_ptr, (const I *)A->col, (const V *)A->val, (const u64 *)perm64,
             (const u64 *)len_sorted, (const u64 *)offs, (I *)perm, (I *)jptr, (I *)jcol, (V *)jval);
         return LAUNCHED("k_jds_fill");
+    });
+}
+
+cupat_status cupat__sp_sell_windows_cuda(cupat_ctx *ctx, size_t rows, size_t nwin, uint64_t *offs)
+{
+    k_sell_windows<<<grid_for(ctx, nwin + 1), BLOCK, 0, ctx->stream>>>(rows, nwin, (u64 *)offs);
+    return LAUNCHED("k_sell_windows");
+}
+
+cupat_status cupat__sp_sell_slots_cuda(cupat_ctx *ctx, size_t rows, size_t ns, const uint64_t *len_sorted,
+                                       uint64_t *slots)
+{
+    k_sell_slots<<<grid_for(ctx, ns + 1), BLOCK, 0, ctx->stream>>>(ns, (const u64 *)len_sorted, (u64 *)slots);
+    return LAUNCHED("k_sell_slots");
+}
+
+cupat_status cupat__sp_sell_fill_cuda(cupat_ctx *ctx, const cupat_sparse *A, size_t ns, size_t nslots,
+                                      const uint64_t *perm64, const uint64_t *len_sorted, const uint64_t *offs,
+                                      void *perm, void *sptr, void *scol, void *sval)
+{
+    return dispatch(A->itype, A->vtype, [&](auto i0, auto v0) {
+        using I = decltype(i0);
+        using V = decltype(v0);
+        size_t n = nslots > A->rows ? nslots : A->rows;
+        if (n < ns + 1) n = ns + 1;
+        k_sell_fill<I, V><<<grid_for(ctx, n), BLOCK, 0, ctx->stream>>>(
+            A->rows, ns, nslots, (const I *)A->row_ptr, (const I *)A->col, (const V *)A->val,
+            (const u64 *)perm64, (const u64 *)len_sorted, (const u64 *)offs, (I *)perm, (I *)sptr, (I *)scol,
+            (V *)sval);
+        return LAUNCHED("k_sell_fill");
     });
 }
 

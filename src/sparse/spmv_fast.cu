@@ -17,6 +17,10 @@
 //   ell_vec16   ELL, a thread owns R = 16 / sizeof(value) adjacent rows and
 //               reads each slot of them as one 16-byte vector (values) and
 //               one or two (indices): a quarter of the load instructions.
+//   sell        SELL-C-sigma (Kreutzer et al. 2014): a warp a slice of 32
+//               rows sorted by length within their window of sigma, lane l
+//               on the slice's row l: ELL's coalesced slots, padded only to
+//               the slice's own longest row; y through the permutation.
 #include "sparse/sparse_device.cuh"
 
 #include <limits.h>
@@ -249,6 +253,42 @@ __global__ void __launch_bounds__(BLOCK) k_ell_vec16(size_t rows, size_t w, size
         if (r0 + q < rows) store_y(y, r0 + q, acc[q], alpha, beta);
 }
 
+// sell: thread t is sorted row t, lane l of warp k the row l of slice k
+// (C = 32: a slice is a warp). Slot s of the slice's 32 rows is contiguous,
+// so a warp's load of it is one coalesced run, and the warp loops only to
+// its slice's width: rows of one slice have about the same length (sorted
+// within their window), so lanes idle little on padding. Padding (column
+// -1) is skipped, not multiplied (0 * inf = NaN). A whole warp leaves
+// together past the last slice; the last slice's missing rows compute on
+// padding and store nothing.
+template <typename I, typename V>
+__global__ void __launch_bounds__(BLOCK) k_sell(size_t rows, size_t ns, const I *perm, const I *sptr,
+                                                const I *scol, const V *sval, const V *x, V alpha, V beta, V *y)
+{
+    static_assert(SP_SELL_C == 32 && BLOCK % SP_SELL_C == 0, "a slice is a warp");
+    const size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, k = t / SP_SELL_C;
+    if (k >= ns) return;
+    const int64_t a = (int64_t)sptr[k], w = ((int64_t)sptr[k + 1] - a) / SP_SELL_C;
+    const I *c = scol + a + t % SP_SELL_C;
+    const V *v = sval + a + t % SP_SELL_C;
+    V acc = 0;
+#pragma unroll 4
+    for (int64_t s = 0; s < w; s++) {
+        const I j = c[s * SP_SELL_C];
+        if (j >= 0) acc += v[s * SP_SELL_C] * __ldg(&x[j]);
+    }
+    if (t < rows) store_y(y, (size_t)perm[t], acc, alpha, beta);
+}
+
+template <typename I, typename V> cupat_status sell(cupat_ctx *ctx, const spmv_req *q)
+{
+    const cupat_sparse *A = q->A;
+    k_sell<I, V><<<grid_exact(A->sell_ns * SP_SELL_C), BLOCK, 0, ctx->stream>>>(
+        A->rows, A->sell_ns, (const I *)A->sell_perm, (const I *)A->sell_ptr, (const I *)A->sell_col,
+        (const V *)A->sell_val, (const V *)q->x, (V)q->alpha, (V)q->beta, (V *)q->y);
+    return cupat__launched(ctx, "k_sell");
+}
+
 template <typename I, typename V> cupat_status csr_vector(cupat_ctx *ctx, const spmv_req *q, int lanes)
 {
     const cupat_sparse *A = q->A;
@@ -328,6 +368,7 @@ cupat_status spmv_kernels(cupat_ctx *ctx, const spmv_req *q)
         case SP_CSR_VECTOR: return csr_vector<I, V>(ctx, q, cupat__spmv_vector_lanes(A));
         case SP_MERGE_PATH: return merge_path<I, V>(ctx, q);
         case SP_ELL_VEC16: return ell_vec16<I, V>(ctx, q);
+        case SP_SELL: return sell<I, V>(ctx, q);
         default:
             return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: rung %d has no CUDA kernel", q->fn, q->rung);
         }
