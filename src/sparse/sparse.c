@@ -204,7 +204,7 @@ static void drop_formats(cupat_ctx *ctx, cupat_sparse *A)
     void **own[] = {&A->coo_row, &A->ell_col, &A->ell_val, &A->hyb_col, &A->hyb_val,
                     &A->hyb_crow, &A->hyb_ccol, &A->hyb_cval, &A->jds_perm, &A->jds_ptr,
                     &A->jds_col, &A->jds_val, &A->sell_perm, &A->sell_ptr,
-                    &A->sell_col, &A->sell_val};
+                    &A->sell_col, &A->sell_val, &A->mp_tile_row};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) bfree(ctx, own[i]);
     if (!A->borrowed) {
         bfree(ctx, &A->row_ptr);

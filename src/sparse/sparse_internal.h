@@ -79,6 +79,10 @@ struct cupat_sparse {
      * value 0; sell_ptr (sell_ns + 1 entries) ends at sell_slots. */
     size_t sell_ns, sell_slots;
     void *sell_perm, *sell_ptr, *sell_col, *sell_val;
+    /* merge_path's plan (CUDA): the merge path's row at the start of each of
+     * its tiles (u64, tiles + 1 entries), searched on the first call and
+     * kept, as cuSPARSE keeps its preprocessing; freed with the formats */
+    void *mp_tile_row;
 };
 
 /* SELL-C-sigma's shape. C = 32: a slice is a warp's rows, so the warp's

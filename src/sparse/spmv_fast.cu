@@ -68,8 +68,8 @@ __device__ __forceinline__ int64_t path_row(const I *rp, size_t rows, size_t nnz
     return lo;
 }
 
-// Every tile's start on the path, once (a thread a tile): the main kernel
-// then searches only inside its tile, in shared memory.
+// Every tile's start on the path (a thread a tile), once a handle: the main
+// kernel then searches only inside its tile, in shared memory.
 template <int IPT, typename I>
 __global__ void k_merge_search(size_t ntiles, size_t rows, size_t nnz, const I *rp, u64 *tile_row)
 {
@@ -322,18 +322,36 @@ template <bool SKEWED, typename I, typename V> cupat_status merge_path_run(cupat
     const size_t ntiles = (A->rows + A->nnz + MP_TILE - 1) / MP_TILE;
     if (ntiles > UINT_MAX)
         return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: merge_path: %zu tiles exceed a grid", q->fn, ntiles);
-    void *w;
-    CUPAT_TRY(cupat__scratch(ctx, (2 * ntiles + 1) * sizeof(u64) + ntiles * sizeof(V), &w));
-    u64 *tile_row = (u64 *)w, *brow = tile_row + ntiles + 1;
-    V *bval = (V *)(brow + ntiles);
     const I *rp = (const I *)A->row_ptr;
+    if (!A->mp_tile_row) { // the plan, once a handle (its CSR never changes)
+        void *p = NULL;
+        cudaError_t e = cudaMalloc(&p, (ntiles + 1) * sizeof(u64));
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return cupat__fail(ctx, e == cudaErrorMemoryAllocation ? CUPAT_ERROR_OUT_OF_MEMORY : CUPAT_ERROR_CUDA,
+                               "%s: merge_path's plan (%zu tiles): cudaMalloc failed: %s", q->fn, ntiles,
+                               cudaGetErrorString(e));
+        }
+        k_merge_search<MP_IPT, I><<<grid_exact(ntiles + 1), BLOCK, 0, ctx->stream>>>(ntiles, A->rows, A->nnz, rp,
+                                                                                      (u64 *)p);
+        cupat_status s = cupat__launched(ctx, "k_merge_search");
+        // complete before the handle shows it: a later call may come on another stream
+        if (!s) s = cupat__cuda(ctx, cudaStreamSynchronize(ctx->stream), "merge_path's plan: cudaStreamSynchronize");
+        if (s) {
+            cudaFree(p);
+            return s;
+        }
+        ((cupat_sparse *)A)->mp_tile_row = p;
+    }
+    const u64 *tile_row = (const u64 *)A->mp_tile_row;
+    void *w;
+    CUPAT_TRY(cupat__scratch(ctx, ntiles * (sizeof(u64) + sizeof(V)), &w));
+    u64 *brow = (u64 *)w;
+    V *bval = (V *)(brow + ntiles);
     V alpha = (V)q->alpha;
     if (SKEWED)
         CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k_merge_path<MP_IPT, true, I, V>,
                                                  cudaFuncAttributePreferredSharedMemoryCarveout, 25));
-    k_merge_search<MP_IPT, I><<<grid_exact(ntiles + 1), BLOCK, 0, ctx->stream>>>(ntiles, A->rows, A->nnz, rp,
-                                                                                  tile_row);
-    CUPAT_TRY(cupat__launched(ctx, "k_merge_search"));
     k_merge_path<MP_IPT, SKEWED, I, V><<<(unsigned)ntiles, BLOCK, 0, ctx->stream>>>(
         A->rows, A->nnz, tile_row, rp, (const I *)A->col, (const V *)A->val, (const V *)q->x, alpha, (V)q->beta,
         (V *)q->y, brow, bval);
