@@ -2,9 +2,9 @@
  * docs/gemm-tensor.md), one table per input type: f16 -> f32, bf16 -> bf16,
  * tf32 -> f32, i8 -> i32, S x S x S, row-major, op N,N, alpha 1, beta 0.
  *
- * CUDA: the wmma rung at 4096^3 beside cublasGemmEx with the same types
- * (f16, bf16, tf32; not i8 yet); neither has run on a GPU from this file yet.
- * The tensor-core ceiling is still to come. */
+ * CUDA: every rung of the ladder at 4096^3 beside cublasGemmEx with the same
+ * types (f16, bf16, tf32; not i8 yet). The tensor-core ceiling is still to
+ * come. */
 #include "harness.h"
 #include "internal.h"
 

@@ -17,7 +17,7 @@
  * 2^32; shapes 1x1x1, 17x33x65, 64x1x128, tile and k-panel crossings and zero
  * dimensions, all four ops, both layouts, ld > minimum, beta != 0, NaN in C
  * with beta = 0, alpha = 0 with A = B = NULL; then every argument's bad-input
- * rows. The same cases on each backend's default rung (CUDA: wmma). */
+ * rows. The same cases on the CPU's rung and on every CUDA rung pinned. */
 #include "testutil.h"
 
 #include <float.h>
@@ -419,7 +419,9 @@ static void gemm_cases(cupat_ctx *ctx)
     typedef struct { size_t m, n, k; } shp;
     /* the issue's three; 70 x 260 x 300: two row tiles, two column tiles
      * and two k panels of the CPU rung (64 x 256 x 256) */
-    static const shp shapes[] = {{1, 1, 1}, {17, 33, 65}, {64, 1, 128}, {70, 260, 300}};
+    static const shp shapes[] = {{1, 1, 1}, {17, 33, 65}, {64, 1, 128}, {70, 260, 300}, {257, 129, 33}};
+    /* 257 x 129 x 33: three row tiles, two column tiles and two k-slices of
+     * wmma_tiled (128 x 128 x 32) */
     const size_t nshapes = t_small ? 3 : sizeof shapes / sizeof shapes[0];
     for (size_t pi = 0; pi < NPAIRS; pi++) {
         const int is_int = pairs[pi].in == CUPAT_GEMM_I8;
@@ -567,13 +569,14 @@ static void bad_inputs(cupat_ctx *ctx)
     CHECK(strcmp(cupat_gemm_type_name(BF), "bf16") == 0 &&
               strcmp(cupat_gemm_type_name((cupat_gemm_type)42), "unknown") == 0,
           "type names");
-    /* the ladder: wmma (CUDA, default) and cpu (CPU, default) */
+    /* the ladder: wmma, wmma_tiled (CUDA, default) and cpu (CPU, default) */
     const cupat_variant_info *v;
     size_t nv;
     CHECK_OK(NULL, cupat_variants("gemm_tc", &v, &nv));
-    CHECK(nv == 2 && strcmp(v[0].name, "wmma") == 0 && v[0].backend == CUPAT_BACKEND_CUDA &&
-              v[0].is_default && strcmp(v[1].name, "cpu") == 0 &&
-              v[1].backend == CUPAT_BACKEND_CPU && v[1].is_default,
+    CHECK(nv == 3 && strcmp(v[0].name, "wmma") == 0 && v[0].backend == CUPAT_BACKEND_CUDA &&
+              !v[0].is_default && strcmp(v[1].name, "wmma_tiled") == 0 &&
+              v[1].backend == CUPAT_BACKEND_CUDA && v[1].is_default && strcmp(v[2].name, "cpu") == 0 &&
+              v[2].backend == CUPAT_BACKEND_CPU && v[2].is_default,
           "gemm_tc ladder: %zu rungs", nv);
     cupat_free(ctx, p);
 }
@@ -584,6 +587,15 @@ int main(int argc, char **argv)
     test_seed();
     conversions();
     bad_inputs(ctx);
-    gemm_cases(ctx);
+    if (on_gpu()) { /* every CUDA rung, pinned, on the same cases */
+        static const char *const rungs[] = {"wmma", "wmma_tiled"};
+        for (size_t r = 0; r < sizeof rungs / sizeof rungs[0]; r++) {
+            CHECK_OK(ctx, cupat_set_variant(ctx, "gemm_tc", rungs[r]));
+            gemm_cases(ctx);
+        }
+        CHECK_OK(ctx, cupat_set_variant(ctx, "gemm_tc", NULL));
+    } else {
+        gemm_cases(ctx);
+    }
     return test_finish(ctx);
 }

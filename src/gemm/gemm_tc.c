@@ -2,9 +2,9 @@
  * tensor-core ladder; docs/gemm-tensor.md): the type pairs and scalars, the
  * shared argument checks (gemm.c), the column-major turn, dispatch.
  *
- * Rung -> file: wmma -> gemm_tc_wmma.cu, cpu -> gemm_tc_cpu.c. The rest of
- * the CUDA ladder (WMMA with larger tiles, mma.sync with ldmatrix, cp.async
- * pipelines, wgmma + TMA) is not built yet. */
+ * Rung -> file: wmma, wmma_tiled -> gemm_tc_wmma.cu, cpu -> gemm_tc_cpu.c.
+ * The rest of the CUDA ladder (mma.sync with ldmatrix, cp.async pipelines,
+ * wgmma + TMA) is not built yet. */
 #include "gemm/gemm_internal.h"
 
 #include <float.h>
@@ -16,7 +16,13 @@ static const cupat_variant_info gemm_tc_variants[] = {
                       "one warp a 16x16 tile of C; op(A), op(B) slices staged in shared memory "
                       "(zero past the edges, transposes turned), load_matrix_sync / mma_sync / "
                       "store_matrix_sync, f32 (i32) accumulation, an element-wise epilogue",
-                      "CUDA guide 10.24 (warp matrix functions)", CUPAT_BACKEND_CUDA, 1},
+                      "CUDA guide 10.24 (warp matrix functions)", CUPAT_BACKEND_CUDA, 0},
+    [GEMM_TC_WMMA_TILED] = {"gemm_tc", "wmma_tiled",
+                            "8 warps share a 128x128 tile of C (64x32 a warp, 4x2 fragments): each "
+                            "staged element feeds 2 or 4 warps' products; k-slices of 32 staged by "
+                            "all threads with coalesced loads, 32-byte-aligned fragment layouts; "
+                            "two blocks an SM",
+                            "CUDA guide 10.24; PMPP 5.4 (tiling)", CUPAT_BACKEND_CUDA, 1},
     [GEMM_TC_CPU] = {"gemm_tc", "cpu",
                      "OpenMP over output tiles; panels converted to f32 (i32 for i8) once, "
                      "f32 / i32 accumulation",
@@ -159,6 +165,7 @@ cupat_status cupat_gemm(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cupat_
     a.ldc = ldc;
     switch (cupat__rung_index(v)) {
     case GEMM_TC_WMMA: return cupat__gemm_tc_wmma(ctx, &a);
+    case GEMM_TC_WMMA_TILED: return cupat__gemm_tc_wmma_tiled(ctx, &a);
     case GEMM_TC_CPU: return cupat__gemm_tc_cpu(ctx, &a);
     }
     return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: rung \"%s\" has no launcher (a bug)", fn,

@@ -126,17 +126,133 @@ template <cupat_gemm_type IN> __global__ void __launch_bounds__(32) k_wmma(cupat
 #endif
 }
 
-} // namespace
+// ------------------------------------------------------ wmma_tiled --
+// Block tiles: 8 warps share a 128 x 128 tile of C, each warp 64 x 32 (4 x 2
+// fragments), so every staged element of op(A) feeds 2 warps' 8 mma_sync
+// and every one of op(B) 4 warps' (the one-warp rung loads each element for
+// a single 16 x 16 product). k-slices of 32 are staged in shared memory by
+// all 256 threads, coalesced whatever the transposes (the fastest-moving
+// index follows memory); two blocks an SM, so one block's loads overlap the
+// other's products (a register prefetch of the next slice took all 255
+// registers with the accumulators). Shared layouts in chunks of KS columns of
+// op(A) and 16 columns of op(B), rows padded by 16 bytes: every fragment
+// starts 32-byte aligned (load_matrix_sync's rule) for all four input types.
+constexpr int TB_M = 128, TB_N = 128, TB_K = 32, TB_THREADS = 256;
 
-extern "C" cupat_status cupat__gemm_tc_wmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+template <cupat_gemm_type IN> struct TiledShape {
+    typedef In<IN> T;
+    typedef typename T::smem_t E;
+    static constexpr int KS = T::KS;
+    static constexpr int A_PITCH = (KS * (int)sizeof(E) + 16) / (int)sizeof(E); // elements a row of a chunk
+    static constexpr int B_PITCH = (16 * (int)sizeof(E) + 16) / (int)sizeof(E);
+    static constexpr int A_ELEMS = (TB_K / KS) * TB_M * A_PITCH;           // chunk c: op(A)(i, c KS + q)
+    static constexpr int B_ELEMS = (TB_N / 16) * TB_K * B_PITCH;           // chunk c: op(B)(p, 16 c + q)
+    static constexpr int PER_THREAD = TB_M * TB_K / TB_THREADS;            // staged elements of A (and of B)
+    static constexpr int BYTES = (A_ELEMS + B_ELEMS) * (int)sizeof(E);
+    static constexpr int EPI_BYTES = 8 * 16 * 16 * 4;                     // a 16 x 16 scratch a warp
+    static_assert(TB_M * TB_K == TB_N * TB_K, "A and B slices hold as many elements");
+    static_assert(BYTES >= EPI_BYTES, "the epilogue scratch reuses the staging buffer");
+};
+
+template <cupat_gemm_type IN> __global__ void __launch_bounds__(TB_THREADS, 2) k_wmma_tiled(cupat_gemm_tc_args a)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    typedef TiledShape<IN> SH;
+    typedef typename SH::T T;
+    typedef typename SH::E E;
+    constexpr int KS = SH::KS;
+    __shared__ __align__(128) unsigned char smem[SH::BYTES];
+    E *sa = (E *)smem, *sb = sa + SH::A_ELEMS;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wm = warp / 4, wn = warp % 4; // the warp's 64 x 32 part: rows 64 wm, columns 32 wn
+    const int j0 = blockIdx.x * TB_N, mt = (a.m + TB_M - 1) / TB_M;
+    for (int ti = blockIdx.y; ti < mt; ti += gridDim.y) {
+        const int i0 = ti * TB_M;
+        wmma::fragment<wmma::accumulator, 16, 16, KS, typename T::acc_t> acc[4][2];
+#pragma unroll
+        for (int x = 0; x < 4; x++)
+#pragma unroll
+            for (int y = 0; y < 2; y++) wmma::fill_fragment(acc[x][y], (typename T::acc_t)0);
+        // element r of this thread's share of slice p0: (i, p) of op(A) and
+        // (p, j) of op(B), the index that is contiguous in memory fastest;
+        // loaded and stored to the chunked layout
+        auto stage = [&](int p0) {
+#pragma unroll 4
+            for (int r = 0; r < SH::PER_THREAD; r++) {
+                const int e = tid + r * TB_THREADS;
+                const int i = a.ta ? e % TB_M : e / TB_K, p = a.ta ? e / TB_M : e % TB_K;
+                const int gi = i0 + i, gp = p0 + p;
+                sa[((p / KS) * TB_M + i) * SH::A_PITCH + p % KS] =
+                    gi < a.m && gp < a.k ? T::load(a.A, a.ta ? (size_t)gp * a.lda + gi : (size_t)gi * a.lda + gp)
+                                         : T::zero();
+                const int pb = a.tb ? e % TB_K : e / TB_N, jb = a.tb ? e / TB_K : e % TB_N;
+                const int gq = p0 + pb, gj = j0 + jb;
+                sb[((jb / 16) * TB_K + pb) * SH::B_PITCH + jb % 16] =
+                    gq < a.k && gj < a.n ? T::load(a.B, a.tb ? (size_t)gj * a.ldb + gq : (size_t)gq * a.ldb + gj)
+                                         : T::zero();
+            }
+        };
+        for (int p0 = 0; a.reads_ab && p0 < a.k; p0 += TB_K) {
+            stage(p0);
+            __syncthreads();
+#pragma unroll
+            for (int kk = 0; kk < TB_K; kk += KS) {
+                wmma::fragment<wmma::matrix_a, 16, 16, KS, typename T::frag_t, wmma::row_major> fa[4];
+                wmma::fragment<wmma::matrix_b, 16, 16, KS, typename T::frag_t, wmma::row_major> fb[2];
+#pragma unroll
+                for (int x = 0; x < 4; x++)
+                    wmma::load_matrix_sync(fa[x], sa + ((kk / KS) * TB_M + wm * 64 + x * 16) * SH::A_PITCH,
+                                           SH::A_PITCH);
+#pragma unroll
+                for (int y = 0; y < 2; y++)
+                    wmma::load_matrix_sync(fb[y], sb + ((wn * 2 + y) * TB_K + kk) * SH::B_PITCH, SH::B_PITCH);
+#pragma unroll
+                for (int x = 0; x < 4; x++)
+#pragma unroll
+                    for (int y = 0; y < 2; y++) wmma::mma_sync(acc[x][y], fa[x], fb[y], acc[x][y]);
+            }
+            __syncthreads(); // every warp is done with the slice
+        }
+        // epilogue: each fragment through the warp's 16 x 16 scratch
+        typename T::acc_t *sc = (typename T::acc_t *)smem + warp * 256;
+#pragma unroll
+        for (int x = 0; x < 4; x++)
+#pragma unroll
+            for (int y = 0; y < 2; y++) {
+                wmma::store_matrix_sync(sc, acc[x][y], 16, wmma::mem_row_major);
+                __syncwarp();
+                for (int e = lane; e < 256; e += 32) {
+                    const int i = i0 + wm * 64 + x * 16 + e / 16, j = j0 + wn * 32 + y * 16 + e % 16;
+                    if (i >= a.m || j >= a.n) continue;
+                    const size_t at = (size_t)i * a.ldc + j;
+                    if constexpr (IN == CUPAT_GEMM_I8) cupat__tc_epilogue_i32(&a, at, (uint32_t)sc[e]);
+                    else cupat__tc_epilogue_f32(&a, at, sc[e]);
+                }
+                __syncwarp();
+            }
+        __syncthreads(); // the next tile's staging overwrites the scratch
+    }
+#endif
+}
+
+// bf16 and tf32 fragments need sm_80 on.
+cupat_status wmma_supported(cupat_ctx *ctx, const char *rung)
 {
     int major = 0;
     CUPAT_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device));
     if (major < 8)
         return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
-                           "cupat_gemm: rung wmma needs compute capability 8.0 or later (bf16 and "
+                           "cupat_gemm: rung %s needs compute capability 8.0 or later (bf16 and "
                            "tf32 fragments); device %d is %d.x",
-                           ctx->device, major);
+                           rung, ctx->device, major);
+    return CUPAT_SUCCESS;
+}
+
+} // namespace
+
+extern "C" cupat_status cupat__gemm_tc_wmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+{
+    CUPAT_TRY(wmma_supported(ctx, "wmma"));
     const int nt = (a->n + TILE - 1) / TILE, mt = (a->m + TILE - 1) / TILE;
     const dim3 grid((unsigned)nt, (unsigned)(mt < 65535 ? mt : 65535));
     switch (a->in) {
@@ -148,4 +264,21 @@ extern "C" cupat_status cupat__gemm_tc_wmma(cupat_ctx *ctx, const cupat_gemm_tc_
         return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_gemm: wmma: input type %d (a bug)", (int)a->in);
     }
     return cupat__launched(ctx, "k_wmma");
+}
+
+extern "C" cupat_status cupat__gemm_tc_wmma_tiled(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+{
+    CUPAT_TRY(wmma_supported(ctx, "wmma_tiled"));
+    const int nt = (a->n + TB_N - 1) / TB_N, mt = (a->m + TB_M - 1) / TB_M;
+    const dim3 grid((unsigned)nt, (unsigned)(mt < 65535 ? mt : 65535));
+    switch (a->in) {
+    case CUPAT_GEMM_F16: k_wmma_tiled<CUPAT_GEMM_F16><<<grid, TB_THREADS, 0, ctx->stream>>>(*a); break;
+    case CUPAT_GEMM_BF16: k_wmma_tiled<CUPAT_GEMM_BF16><<<grid, TB_THREADS, 0, ctx->stream>>>(*a); break;
+    case CUPAT_GEMM_TF32: k_wmma_tiled<CUPAT_GEMM_TF32><<<grid, TB_THREADS, 0, ctx->stream>>>(*a); break;
+    case CUPAT_GEMM_I8: k_wmma_tiled<CUPAT_GEMM_I8><<<grid, TB_THREADS, 0, ctx->stream>>>(*a); break;
+    default:
+        return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_gemm: wmma_tiled: input type %d (a bug)",
+                           (int)a->in);
+    }
+    return cupat__launched(ctx, "k_wmma_tiled");
 }
