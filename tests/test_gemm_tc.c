@@ -448,6 +448,17 @@ static void gemm_cases(cupat_ctx *ctx)
             {pairs[pi], 20, 0, 10, 1, 1, 0, 1.0, 1.0, 0, 0},
         };
         for (size_t q = 0; q < sizeof z / sizeof z[0]; q++) run_case(ctx, &z[q]);
+        /* what 16-byte copies can read (mma_sync's path for f16 / bf16: op N,
+         * leading dimensions multiples of 8): ragged m and n tiles, a last
+         * k-slice of 8, a k of 76 in rows of 80 (a partial 16-byte chunk),
+         * both layouts, beta != 0 */
+        const tcase v[] = {
+            {pairs[pi], 200, 136, 72, 0, 0, 0, 1.0, 0.0, 0, 0},
+            {pairs[pi], 200, 136, 72, 1, 0, 0, is_int ? -3.0 : -1.5, is_int ? 2.0 : 0.75, 0, 0},
+            {pairs[pi], 130, 132, 76, 0, 0, 0, 1.0, 0.0, 4, 0},
+            {pairs[pi], 136, 130, 76, 1, 0, 0, 1.0, 1.0, 4, 0},
+        };
+        for (size_t q = 0; !t_small && q < sizeof v / sizeof v[0]; q++) run_case(ctx, &v[q]);
     }
     /* i8: sums and scalars that wrap modulo 2^32 */
     const tpair i8 = {CUPAT_GEMM_I8, CUPAT_GEMM_I32};
@@ -569,14 +580,15 @@ static void bad_inputs(cupat_ctx *ctx)
     CHECK(strcmp(cupat_gemm_type_name(BF), "bf16") == 0 &&
               strcmp(cupat_gemm_type_name((cupat_gemm_type)42), "unknown") == 0,
           "type names");
-    /* the ladder: wmma, wmma_tiled (CUDA, default) and cpu (CPU, default) */
+    /* the ladder: wmma, wmma_tiled (CUDA, default), mma_sync and cpu (CPU, default) */
     const cupat_variant_info *v;
     size_t nv;
     CHECK_OK(NULL, cupat_variants("gemm_tc", &v, &nv));
-    CHECK(nv == 3 && strcmp(v[0].name, "wmma") == 0 && v[0].backend == CUPAT_BACKEND_CUDA &&
+    CHECK(nv == 4 && strcmp(v[0].name, "wmma") == 0 && v[0].backend == CUPAT_BACKEND_CUDA &&
               !v[0].is_default && strcmp(v[1].name, "wmma_tiled") == 0 &&
-              v[1].backend == CUPAT_BACKEND_CUDA && v[1].is_default && strcmp(v[2].name, "cpu") == 0 &&
-              v[2].backend == CUPAT_BACKEND_CPU && v[2].is_default,
+              v[1].backend == CUPAT_BACKEND_CUDA && v[1].is_default && strcmp(v[2].name, "mma_sync") == 0 &&
+              v[2].backend == CUPAT_BACKEND_CUDA && !v[2].is_default && strcmp(v[3].name, "cpu") == 0 &&
+              v[3].backend == CUPAT_BACKEND_CPU && v[3].is_default,
           "gemm_tc ladder: %zu rungs", nv);
     cupat_free(ctx, p);
 }
@@ -588,7 +600,7 @@ int main(int argc, char **argv)
     conversions();
     bad_inputs(ctx);
     if (on_gpu()) { /* every CUDA rung, pinned, on the same cases */
-        static const char *const rungs[] = {"wmma", "wmma_tiled"};
+        static const char *const rungs[] = {"wmma", "wmma_tiled", "mma_sync"};
         for (size_t r = 0; r < sizeof rungs / sizeof rungs[0]; r++) {
             CHECK_OK(ctx, cupat_set_variant(ctx, "gemm_tc", rungs[r]));
             gemm_cases(ctx);

@@ -2,9 +2,9 @@
  * tensor-core ladder; docs/gemm-tensor.md): the type pairs and scalars, the
  * shared argument checks (gemm.c), the column-major turn, dispatch.
  *
- * Rung -> file: wmma, wmma_tiled -> gemm_tc_wmma.cu, cpu -> gemm_tc_cpu.c.
- * The rest of the CUDA ladder (mma.sync with ldmatrix, cp.async pipelines,
- * wgmma + TMA) is not built yet. */
+ * Rung -> file: wmma, wmma_tiled -> gemm_tc_wmma.cu, mma_sync ->
+ * gemm_tc_mma.cu, cpu -> gemm_tc_cpu.c. The rest of the CUDA ladder (wgmma +
+ * TMA) is not built yet. */
 #include "gemm/gemm_internal.h"
 
 #include <float.h>
@@ -23,6 +23,13 @@ static const cupat_variant_info gemm_tc_variants[] = {
                             "all threads with coalesced loads, 32-byte-aligned fragment layouts; "
                             "two blocks an SM",
                             "CUDA guide 10.24; PMPP 5.4 (tiling)", CUPAT_BACKEND_CUDA, 1},
+    [GEMM_TC_MMA] = {"gemm_tc", "mma_sync",
+                     "PTX mma.sync m16n8k16 (f16, bf16) on ldmatrix fragments from XOR-swizzled "
+                     "shared tiles, 3-stage cp.async pipeline with zero-filled edges, 64x32 a "
+                     "warp; op N with 16-byte aligned A, B and ld multiples of 8 only (else, "
+                     "and for tf32 and i8, wmma_tiled's kernel)",
+                     "PTX ISA: mma.sync, ldmatrix, cp.async; CUDA guide (async copies)",
+                     CUPAT_BACKEND_CUDA, 0},
     [GEMM_TC_CPU] = {"gemm_tc", "cpu",
                      "OpenMP over output tiles; panels converted to f32 (i32 for i8) once, "
                      "f32 / i32 accumulation",
@@ -166,6 +173,7 @@ cupat_status cupat_gemm(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cupat_
     switch (cupat__rung_index(v)) {
     case GEMM_TC_WMMA: return cupat__gemm_tc_wmma(ctx, &a);
     case GEMM_TC_WMMA_TILED: return cupat__gemm_tc_wmma_tiled(ctx, &a);
+    case GEMM_TC_MMA: return cupat__gemm_tc_mma(ctx, &a);
     case GEMM_TC_CPU: return cupat__gemm_tc_cpu(ctx, &a);
     }
     return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: rung \"%s\" has no launcher (a bug)", fn,

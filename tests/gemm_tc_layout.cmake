@@ -1,0 +1,6 @@
+# gemm_tc_layout.cmake — tests/gemm_tc_mma_layout.py: the mma_sync rung's
+# swizzle, ldmatrix and fragment index math, checked on the CPU (python3).
+find_program(CUPAT_LAYOUT_PYTHON NAMES python3)
+if(CUPAT_LAYOUT_PYTHON)
+  add_test(NAME gemm_tc.mma_layout COMMAND ${CUPAT_LAYOUT_PYTHON} ${PROJECT_SOURCE_DIR}/tests/gemm_tc_mma_layout.py)
+endif()
