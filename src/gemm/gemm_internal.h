@@ -159,6 +159,8 @@ cupat_status cupat__gemm_tc_cpu(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
 /* The WMMA rung (gemm_tc_wmma.cu): one warp a 16x16 tile, operands staged in
  * shared memory. m, n >= 1. */
 cupat_status cupat__gemm_tc_wmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
+/* The CUDA rungs' common refusal below compute capability 8.0 (gemm_tc_wmma.cu). */
+cupat_status cupat__gemm_tc_needs_sm80(cupat_ctx *ctx, const char *rung);
 /* WMMA with block tiles (same file): 8 warps a 128 x 128 tile of C. */
 cupat_status cupat__gemm_tc_wmma_tiled(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
 /* PTX mma.sync + ldmatrix + cp.async (gemm_tc_mma.cu) for f16 / bf16, op N,

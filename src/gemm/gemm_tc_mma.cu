@@ -169,12 +169,7 @@ extern "C" int cupat__gemm_tc_mma_takes(const cupat_gemm_tc_args *a)
 extern "C" cupat_status cupat__gemm_tc_mma(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
     if (!a->reads_ab || !cupat__gemm_tc_mma_takes(a)) return cupat__gemm_tc_wmma_tiled(ctx, a);
-    int major = 0;
-    CUPAT_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device));
-    if (major < 8)
-        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
-                           "cupat_gemm: rung mma_sync needs compute capability 8.0 or later; device %d is %d.x",
-                           ctx->device, major);
+    CUPAT_TRY(cupat__gemm_tc_needs_sm80(ctx, "mma_sync"));
     const int nt = (a->n + NB - 1) / NB, mt = (a->m + MB - 1) / MB;
     const dim3 grid((unsigned)nt, (unsigned)(mt < 65535 ? mt : 65535));
     if (a->in == CUPAT_GEMM_BF16) k_mma<true><<<grid, THREADS, 0, ctx->stream>>>(*a);

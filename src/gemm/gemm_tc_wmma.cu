@@ -18,6 +18,7 @@
 #include <cuda_fp16.h>
 #include <mma.h>
 #include <stdint.h>
+#include <string.h>
 
 using namespace nvcuda;
 
@@ -29,28 +30,26 @@ constexpr int TILE = 16;
 // element, the fragment's element type, the k-slice of one mma_sync, the
 // accumulator.
 template <cupat_gemm_type IN> struct In;
-template <> struct In<CUPAT_GEMM_F16> {
-    typedef __half smem_t;
-    typedef __half frag_t;
+// f16 and bf16: 16-bit patterns staged as they are.
+template <typename H> struct In16 {
+    typedef H smem_t;
+    typedef H frag_t;
     typedef float acc_t;
     static constexpr int KS = 16;
     static __device__ __forceinline__ smem_t load(const void *p, size_t i)
     {
-        return __ushort_as_half(static_cast<const unsigned short *>(p)[i]);
+        return from_bits(static_cast<const unsigned short *>(p)[i]);
     }
-    static __device__ __forceinline__ smem_t zero() { return __ushort_as_half(0); }
-};
-template <> struct In<CUPAT_GEMM_BF16> {
-    typedef __nv_bfloat16 smem_t;
-    typedef __nv_bfloat16 frag_t;
-    typedef float acc_t;
-    static constexpr int KS = 16;
-    static __device__ __forceinline__ smem_t load(const void *p, size_t i)
+    static __device__ __forceinline__ smem_t zero() { return from_bits(0); }
+    static __device__ __forceinline__ smem_t from_bits(unsigned short u)
     {
-        return __ushort_as_bfloat16(static_cast<const unsigned short *>(p)[i]);
+        H h;
+        memcpy(&h, &u, sizeof h);
+        return h;
     }
-    static __device__ __forceinline__ smem_t zero() { return __ushort_as_bfloat16(0); }
 };
+template <> struct In<CUPAT_GEMM_F16> : In16<__half> {};
+template <> struct In<CUPAT_GEMM_BF16> : In16<__nv_bfloat16> {};
 template <> struct In<CUPAT_GEMM_TF32> {
     typedef float smem_t;
     typedef wmma::precision::tf32 frag_t;
@@ -235,8 +234,10 @@ template <cupat_gemm_type IN> __global__ void __launch_bounds__(TB_THREADS, 2) k
 #endif
 }
 
-// bf16 and tf32 fragments need sm_80 on.
-cupat_status wmma_supported(cupat_ctx *ctx, const char *rung)
+} // namespace
+
+// bf16 and tf32 fragments, ldmatrix and cp.async: compute capability 8.0 on.
+extern "C" cupat_status cupat__gemm_tc_needs_sm80(cupat_ctx *ctx, const char *rung)
 {
     int major = 0;
     CUPAT_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device));
@@ -248,11 +249,9 @@ cupat_status wmma_supported(cupat_ctx *ctx, const char *rung)
     return CUPAT_SUCCESS;
 }
 
-} // namespace
-
 extern "C" cupat_status cupat__gemm_tc_wmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
-    CUPAT_TRY(wmma_supported(ctx, "wmma"));
+    CUPAT_TRY(cupat__gemm_tc_needs_sm80(ctx, "wmma"));
     const int nt = (a->n + TILE - 1) / TILE, mt = (a->m + TILE - 1) / TILE;
     const dim3 grid((unsigned)nt, (unsigned)(mt < 65535 ? mt : 65535));
     switch (a->in) {
@@ -268,7 +267,7 @@ extern "C" cupat_status cupat__gemm_tc_wmma(cupat_ctx *ctx, const cupat_gemm_tc_
 
 extern "C" cupat_status cupat__gemm_tc_wmma_tiled(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
-    CUPAT_TRY(wmma_supported(ctx, "wmma_tiled"));
+    CUPAT_TRY(cupat__gemm_tc_needs_sm80(ctx, "wmma_tiled"));
     const int nt = (a->n + TB_N - 1) / TB_N, mt = (a->m + TB_M - 1) / TB_M;
     const dim3 grid((unsigned)nt, (unsigned)(mt < 65535 ? mt : 65535));
     switch (a->in) {
