@@ -580,14 +580,14 @@ static void bad_inputs(cupat_ctx *ctx)
     CHECK(strcmp(cupat_gemm_type_name(BF), "bf16") == 0 &&
               strcmp(cupat_gemm_type_name((cupat_gemm_type)42), "unknown") == 0,
           "type names");
-    /* the ladder: wmma, wmma_tiled (CUDA, default), mma_sync and cpu (CPU, default) */
+    /* the ladder: wmma, wmma_tiled, mma_sync (CUDA, default) and cpu (CPU, default) */
     const cupat_variant_info *v;
     size_t nv;
     CHECK_OK(NULL, cupat_variants("gemm_tc", &v, &nv));
     CHECK(nv == 4 && strcmp(v[0].name, "wmma") == 0 && v[0].backend == CUPAT_BACKEND_CUDA &&
               !v[0].is_default && strcmp(v[1].name, "wmma_tiled") == 0 &&
-              v[1].backend == CUPAT_BACKEND_CUDA && v[1].is_default && strcmp(v[2].name, "mma_sync") == 0 &&
-              v[2].backend == CUPAT_BACKEND_CUDA && !v[2].is_default && strcmp(v[3].name, "cpu") == 0 &&
+              v[1].backend == CUPAT_BACKEND_CUDA && !v[1].is_default && strcmp(v[2].name, "mma_sync") == 0 &&
+              v[2].backend == CUPAT_BACKEND_CUDA && v[2].is_default && strcmp(v[3].name, "cpu") == 0 &&
               v[3].backend == CUPAT_BACKEND_CPU && v[3].is_default,
           "gemm_tc ladder: %zu rungs", nv);
     cupat_free(ctx, p);

@@ -22,14 +22,14 @@ static const cupat_variant_info gemm_tc_variants[] = {
                             "staged element feeds 2 or 4 warps' products; k-slices of 32 staged by "
                             "all threads with coalesced loads, 32-byte-aligned fragment layouts; "
                             "two blocks an SM",
-                            "CUDA guide 10.24; PMPP 5.4 (tiling)", CUPAT_BACKEND_CUDA, 1},
+                            "CUDA guide 10.24; PMPP 5.4 (tiling)", CUPAT_BACKEND_CUDA, 0},
     [GEMM_TC_MMA] = {"gemm_tc", "mma_sync",
                      "PTX mma.sync m16n8k16 (f16, bf16) on ldmatrix fragments from XOR-swizzled "
                      "shared tiles, 3-stage cp.async pipeline with zero-filled edges, 64x32 a "
                      "warp; op N with 16-byte aligned A, B and ld multiples of 8 only (else, "
                      "and for tf32 and i8, wmma_tiled's kernel)",
                      "PTX ISA: mma.sync, ldmatrix, cp.async; CUDA guide (async copies)",
-                     CUPAT_BACKEND_CUDA, 0},
+                     CUPAT_BACKEND_CUDA, 1},
     [GEMM_TC_CPU] = {"gemm_tc", "cpu",
                      "OpenMP over output tiles; panels converted to f32 (i32 for i8) once, "
                      "f32 / i32 accumulation",
