@@ -459,6 +459,24 @@ static void gemm_cases(cupat_ctx *ctx)
             {pairs[pi], 136, 130, 76, 1, 0, 0, 1.0, 1.0, 4, 0},
         };
         for (size_t q = 0; !t_small && q < sizeof v / sizeof v[0]; q++) run_case(ctx, &v[q]);
+        /* what the copy engine can read (wgmma's path for f16 / bf16: every
+         * op pair, leading dimensions multiples of 8): ragged 128 x 256
+         * tiles, k-slices of 64 with a partial last one, a k of 8, padded
+         * leading dimensions, both layouts, beta != 0 */
+        for (int op = 0; !t_small && !is_int && op < 8; op++) {
+            tcase g = {pairs[pi], 200, 264, 136, op & 1, (op >> 1) & 1, op >> 2, 1.0, 0.0, 0, 0};
+            if (op & 2) g.pad = 8;
+            if (op == 3 || op == 4) {
+                g.alpha = -1.5;
+                g.beta = 0.75;
+            }
+            run_case(ctx, &g);
+        }
+        const tcase wk[] = {
+            {pairs[pi], 136, 520, 8, 0, 0, 0, 1.0, 0.0, 0, 0},
+            {pairs[pi], 256, 16, 64, 1, 1, 1, 1.0, 0.0, 0, 0},
+        };
+        for (size_t q = 0; !t_small && !is_int && q < sizeof wk / sizeof wk[0]; q++) run_case(ctx, &wk[q]);
     }
     /* i8: sums and scalars that wrap modulo 2^32 */
     const tpair i8 = {CUPAT_GEMM_I8, CUPAT_GEMM_I32};
@@ -580,16 +598,17 @@ static void bad_inputs(cupat_ctx *ctx)
     CHECK(strcmp(cupat_gemm_type_name(BF), "bf16") == 0 &&
               strcmp(cupat_gemm_type_name((cupat_gemm_type)42), "unknown") == 0,
           "type names");
-    /* the ladder: wmma, wmma_tiled, mma_sync (CUDA, default) and cpu (CPU, default) */
+    /* the ladder: wmma, wmma_tiled, mma_sync, wgmma (CUDA, default) and cpu (CPU, default) */
     const cupat_variant_info *v;
     size_t nv;
     CHECK_OK(NULL, cupat_variants("gemm_tc", &v, &nv));
-    CHECK(nv == 4 && strcmp(v[0].name, "wmma") == 0 && v[0].backend == CUPAT_BACKEND_CUDA &&
-              !v[0].is_default && strcmp(v[1].name, "wmma_tiled") == 0 &&
-              v[1].backend == CUPAT_BACKEND_CUDA && !v[1].is_default && strcmp(v[2].name, "mma_sync") == 0 &&
-              v[2].backend == CUPAT_BACKEND_CUDA && v[2].is_default && strcmp(v[3].name, "cpu") == 0 &&
-              v[3].backend == CUPAT_BACKEND_CPU && v[3].is_default,
-          "gemm_tc ladder: %zu rungs", nv);
+    static const char *const names[] = {"wmma", "wmma_tiled", "mma_sync", "wgmma", "cpu"};
+    int ladder_ok = nv == 5;
+    for (size_t r = 0; ladder_ok && r < nv; r++)
+        ladder_ok = strcmp(v[r].name, names[r]) == 0 &&
+                    v[r].backend == (r == 4 ? CUPAT_BACKEND_CPU : CUPAT_BACKEND_CUDA) &&
+                    v[r].is_default == (r >= 3);
+    CHECK(ladder_ok, "gemm_tc ladder: %zu rungs", nv);
     cupat_free(ctx, p);
 }
 
@@ -600,7 +619,7 @@ int main(int argc, char **argv)
     conversions();
     bad_inputs(ctx);
     if (on_gpu()) { /* every CUDA rung, pinned, on the same cases */
-        static const char *const rungs[] = {"wmma", "wmma_tiled", "mma_sync"};
+        static const char *const rungs[] = {"wmma", "wmma_tiled", "mma_sync", "wgmma"};
         for (size_t r = 0; r < sizeof rungs / sizeof rungs[0]; r++) {
             CHECK_OK(ctx, cupat_set_variant(ctx, "gemm_tc", rungs[r]));
             gemm_cases(ctx);

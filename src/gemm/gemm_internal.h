@@ -152,7 +152,7 @@ typedef struct cupat_gemm_tc_args {
 
 /* Rungs of the "gemm_tc" ladder, in registry order (gemm_tc.c owns the table).
  * Only rungs that exist are listed. */
-enum { GEMM_TC_WMMA = 0, GEMM_TC_WMMA_TILED, GEMM_TC_MMA, GEMM_TC_CPU, GEMM_TC_NRUNGS };
+enum { GEMM_TC_WMMA = 0, GEMM_TC_WMMA_TILED, GEMM_TC_MMA, GEMM_TC_WGMMA, GEMM_TC_CPU, GEMM_TC_NRUNGS };
 
 /* CPU backend of cupat_gemm (gemm_tc_cpu.c): OpenMP, f32 / i32 accumulation. */
 cupat_status cupat__gemm_tc_cpu(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
@@ -168,6 +168,11 @@ cupat_status cupat__gemm_tc_wmma_tiled(cupat_ctx *ctx, const cupat_gemm_tc_args 
  * anything else runs wmma_tiled. */
 int cupat__gemm_tc_mma_takes(const cupat_gemm_tc_args *a);
 cupat_status cupat__gemm_tc_mma(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
+/* Hopper wgmma + TMA (gemm_tc_wgmma_sm90a.cu, built for sm_90a only) for
+ * f16 / bf16, any op pair, 16-byte aligned A and B, lda and ldb multiples of
+ * 8, on a compute capability 9.0 device; anything else runs mma_sync. */
+int cupat__gemm_tc_wgmma_takes(const cupat_gemm_tc_args *a);
+cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
 
 /* The configuration and split the auto rung picks for the problem (gemm.c). */
 void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk);

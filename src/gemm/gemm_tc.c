@@ -3,8 +3,7 @@
  * shared argument checks (gemm.c), the column-major turn, dispatch.
  *
  * Rung -> file: wmma, wmma_tiled -> gemm_tc_wmma.cu, mma_sync ->
- * gemm_tc_mma.cu, cpu -> gemm_tc_cpu.c. The rest of the CUDA ladder (wgmma +
- * TMA) is not built yet. */
+ * gemm_tc_mma.cu, wgmma -> gemm_tc_wgmma_sm90a.cu, cpu -> gemm_tc_cpu.c. */
 #include "gemm/gemm_internal.h"
 
 #include <float.h>
@@ -29,7 +28,16 @@ static const cupat_variant_info gemm_tc_variants[] = {
                      "warp; op N with 16-byte aligned A, B and ld multiples of 8 only (else, "
                      "and for tf32 and i8, wmma_tiled's kernel)",
                      "PTX ISA: mma.sync, ldmatrix, cp.async; CUDA guide (async copies)",
-                     CUPAT_BACKEND_CUDA, 1},
+                     CUPAT_BACKEND_CUDA, 0},
+    [GEMM_TC_WGMMA] = {"gemm_tc", "wgmma",
+                       "Hopper (sm_90a): wgmma.mma_async m64n256k16 from 128-byte-swizzled shared "
+                       "tiles through matrix descriptors, 128 x 256 a block; TMA tile copies in a "
+                       "4-stage full/empty mbarrier ring; a producer warp group and two consumer "
+                       "warp groups (setmaxnreg 40 / 232); all four op pairs (f16, bf16; 16-byte "
+                       "aligned, ld multiples of 8; else mma_sync)",
+                       "PTX ISA: wgmma, cp.async.bulk.tensor, mbarrier, setmaxnreg; CUDA guide "
+                       "(TMA)",
+                       CUPAT_BACKEND_CUDA, 1},
     [GEMM_TC_CPU] = {"gemm_tc", "cpu",
                      "OpenMP over output tiles; panels converted to f32 (i32 for i8) once, "
                      "f32 / i32 accumulation",
@@ -174,6 +182,7 @@ cupat_status cupat_gemm(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cupat_
     case GEMM_TC_WMMA: return cupat__gemm_tc_wmma(ctx, &a);
     case GEMM_TC_WMMA_TILED: return cupat__gemm_tc_wmma_tiled(ctx, &a);
     case GEMM_TC_MMA: return cupat__gemm_tc_mma(ctx, &a);
+    case GEMM_TC_WGMMA: return cupat__gemm_tc_wgmma(ctx, &a);
     case GEMM_TC_CPU: return cupat__gemm_tc_cpu(ctx, &a);
     }
     return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: rung \"%s\" has no launcher (a bug)", fn,

@@ -1,0 +1,296 @@
+// gemm_tc_wgmma_sm90a.cu — the "wgmma" rung of "gemm_tc": Hopper's
+// warp-group MMA fed by the Tensor Memory Accelerator (sm_90a only).
+//
+//   * wgmma.mma_async m64n256k16 (f16 or bf16 in, f32 accumulation): a warp
+//     group (4 warps) owns 64 x 256 of the block's 128 x 256 tile of C, its
+//     128 accumulators a thread in registers to the end; both operands are
+//     read by the tensor cores straight from shared memory through matrix
+//     descriptors (no ldmatrix into registers, as mma_sync needs);
+//   * TMA (cp.async.bulk.tensor.2d) loads each 64-deep k-slice of op(A)
+//     (128 x 64) and op(B) (64 x 256) into 128-byte-swizzled shared tiles,
+//     the edges zero-filled by the copy engine, 4 stages (192 KiB) deep;
+//   * warp specialization: warp group 0 is the producer (one thread issues
+//     the copies, after giving its registers away with setmaxnreg), warp
+//     groups 1 and 2 the consumers (setmaxnreg up to 232); full and empty
+//     mbarriers a stage hand each stage from one to the other;
+//   * transposes cost nothing: a row-major A (op N) is K-major, an A^T is
+//     M-major, a row-major B is N-major and a B^T K-major, and wgmma reads
+//     16-bit operands in either order (its transpose immediates), so each
+//     of the four op pairs is its own instantiation with its own copy boxes.
+// It takes f16 / bf16 inputs, 16-byte aligned A and B, lda and ldb
+// multiples of 8 (the copy engine's 16-byte strides), on a compute
+// capability 9.0 device (the sm_90a image); anything else runs mma_sync's
+// launcher (and so on down). The tile, the pipeline and the descriptors are
+// explained in docs/gemm-tensor.md. Built only for sm_90a (CMakeLists.txt:
+// the *_sm90a.cu files): the device code is compiled where
+// __CUDA_ARCH_FEAT_SM90_ALL says wgmma exists.
+#include "gemm/gemm_internal.h"
+#include "gemm/gemm_tc_epilogue.h"
+#include "internal.h"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <stdint.h>
+
+namespace {
+
+constexpr int MB = 128, NB = 256, KB = 64, STAGES = 4, THREADS = 384;
+constexpr int A_BYTES = MB * KB * 2, B_BYTES = KB * NB * 2, STAGE_BYTES = A_BYTES + B_BYTES;
+// the stages, then 2 STAGES mbarriers; 1 KiB of slack to align the tiles to
+// 1024 bytes (the 128-byte swizzle's period: the descriptors assume it)
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void bar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
+{
+    unsigned ok = 0;
+    do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(ok)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!ok);
+}
+// one box of the tensor map at coordinates (c0 innermost, c1) into shared
+// memory at dst; completion counted in bytes on bar
+__device__ __forceinline__ void tma_2d(unsigned dst, const CUtensorMap *map, int c0, int c1, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+
+// A shared-memory matrix descriptor: start address, leading and stride
+// byte offsets (16-byte units), 128-byte swizzle (mode 1 in bits 62-63).
+__device__ __forceinline__ uint64_t desc(unsigned addr, unsigned lbo, unsigned sbo)
+{
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 | 1ull << 62;
+}
+
+#define F8(b) "+f"(d[b + 0]), "+f"(d[b + 1]), "+f"(d[b + 2]), "+f"(d[b + 3]), "+f"(d[b + 4]), "+f"(d[b + 5]), "+f"(d[b + 6]), "+f"(d[b + 7])
+#define WGMMA_D                                                                                                        \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+
+// D (64 x 256, f32) += A (64 x 16) B (16 x 256), both from shared memory;
+// TA / TB: the operands' transpose immediates (0: K-major, 1: M- / N-major)
+template <bool BF16, int TA, int TB> __device__ __forceinline__ void wgmma(float (&d)[128], uint64_t da, uint64_t db)
+{
+    if constexpr (BF16)
+        asm volatile("{ .reg .pred p; setp.ne.b32 p, %130, 0; wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" WGMMA_D
+                     "}, %128, %129, p, 1, 1, %131, %132; }"
+                     : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56), F8(64), F8(72), F8(80), F8(88),
+                       F8(96), F8(104), F8(112), F8(120)
+                     : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
+    else
+        asm volatile("{ .reg .pred p; setp.ne.b32 p, %130, 0; wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" WGMMA_D
+                     "}, %128, %129, p, 1, 1, %131, %132; }"
+                     : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56), F8(64), F8(72), F8(80), F8(88),
+                       F8(96), F8(104), F8(112), F8(120)
+                     : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
+}
+#undef F8
+#undef WGMMA_D
+#endif
+
+// The tiles in shared memory, 128-byte rows of 64 elements, swizzled by the
+// copy engine in 1024-byte periods:
+//   K-major operand (A op N, B op T): rows = the M (N) index, 64 k a row;
+//     the descriptor steps 8 rows by SBO = 1024; LBO unused; the k16 step
+//     moves the start 32 bytes.
+//   M/N-major operand (A op T, B op N): 64-wide chunks of the M (N) index,
+//     each chunk 64 k-rows of 128 bytes (8 KiB); LBO = 8192 steps chunks,
+//     SBO = 1024 steps 8 k-rows; the k16 step moves the start 16 rows (2 KiB).
+template <bool BF16, int TA, int TB>
+__global__ void __launch_bounds__(THREADS, 1)
+    k_wgmma(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, cupat_gemm_tc_args a)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ unsigned char dyn[];
+    const unsigned raw = smem_addr(dyn), base = (raw + 1023u) & ~1023u;
+    const unsigned bars = base + STAGES * STAGE_BYTES; // full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s)
+    constexpr bool AK = TA == 0, BK = TB == 1; // which operands are K-major in memory
+    const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+    const int i0 = blockIdx.y * MB, j0 = blockIdx.x * NB, kt = (a.k + KB - 1) / KB;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            bar_init(bars + 8 * s, 1);                // the producer's expect_tx
+            bar_init(bars + 8 * (STAGES + s), 2);     // one arrive a consumer warp group
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (t == 0) {
+            for (int s = 0; s < kt; s++) {
+                const int st = s % STAGES;
+                const unsigned full = bars + 8 * st, sa = base + st * STAGE_BYTES, sb = sa + A_BYTES;
+                if (s >= STAGES) bar_wait(bars + 8 * (STAGES + st), ((s / STAGES) - 1) & 1);
+                bar_expect(full, STAGE_BYTES);
+                const int p0 = s * KB;
+                if (AK) tma_2d(sa, &mapA, p0, i0, full); // box 64 k x 128 m
+                else
+                    for (int c = 0; c < MB / 64; c++) tma_2d(sa + c * 8192, &mapA, i0 + 64 * c, p0, full); // 64 m x 64 k
+                if (BK) tma_2d(sb, &mapB, p0, j0, full); // box 64 k x 256 n
+                else
+                    for (int c = 0; c < NB / 64; c++) tma_2d(sb + c * 8192, &mapB, j0 + 64 * c, p0, full); // 64 n x 64 k
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+        const int cw = wg - 1; // rows 64 cw of the tile
+        float d[128];
+#pragma unroll
+        for (int e = 0; e < 128; e++) d[e] = 0.0f;
+        for (int s = 0; s < kt; s++) {
+            const int st = s % STAGES;
+            const unsigned sa = base + st * STAGE_BYTES, sb = sa + A_BYTES;
+            bar_wait(bars + 8 * st, (s / STAGES) & 1);
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < KB / 16; kk++) {
+                const uint64_t da = AK ? desc(sa + cw * 8192 + kk * 32, 16, 1024)
+                                       : desc(sa + cw * 8192 + kk * 2048, 8192, 1024);
+                const uint64_t db = BK ? desc(sb + kk * 32, 16, 1024) : desc(sb + kk * 2048, 8192, 1024);
+                wgmma<BF16, AK ? 0 : 1, BK ? 0 : 1>(d, da, db);
+            }
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            // the previous slice's products are done: its stage may refill
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            if (s > 0 && t == 0) bar_arrive(bars + 8 * (STAGES + (s - 1) % STAGES));
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        // accumulator 4 j + e: row 16 warp + lane / 4 + 8 (e / 2), column
+        // 8 j + 2 (lane % 4) + e % 2 of the warp group's 64 x 256
+        const int w = t / 32, lane = t % 32;
+#pragma unroll
+        for (int j = 0; j < 32; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int i = i0 + cw * 64 + w * 16 + lane / 4 + 8 * (e / 2);
+                const int c = j0 + 8 * j + 2 * (lane % 4) + e % 2;
+                if (i < a.m && c < a.n) cupat__tc_epilogue_f32(&a, (size_t)i * a.ldc + c, d[4 * j + e]);
+            }
+    }
+#endif
+}
+
+// cuTensorMapEncodeTiled through the runtime's driver entry point (no -lcuda)
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn(void)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn;
+    if (!fn) {
+        void *p = NULL;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+    }
+    return fn;
+}
+
+// A row-major rows x cols matrix of 16-bit elements (leading dimension ld)
+// as a tensor map with a box of bc x br, 128-byte swizzle, zeros past the
+// edges.
+cupat_status tensor_map(cupat_ctx *ctx, CUtensorMap *map, const void *p, int rows, int cols, size_t ld, int br,
+                        int bc, int bf16)
+{
+    PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
+    if (!fn) return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "cupat_gemm: the driver has no cuTensorMapEncodeTiled");
+    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)ld * 2};
+    const cuuint32_t box[2] = {(cuuint32_t)bc, (cuuint32_t)br}, one[2] = {1, 1};
+    CUresult r = fn(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void *)p, dims,
+                    strides, box, one, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_gemm: cuTensorMapEncodeTiled failed (%d) for a %d x %d matrix",
+                           (int)r, rows, cols);
+    return CUPAT_SUCCESS;
+}
+
+template <bool BF16, int TA, int TB> cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+{
+    static unsigned char ready[64]; // the opt-in above 48 KiB, once a device (wgmma_runs_here bounds it)
+    if (!ready[ctx->device]) {
+        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k_wgmma<BF16, TA, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 SMEM_BYTES));
+        ready[ctx->device] = 1;
+    }
+    CUtensorMap ma, mb;
+    // op(A) is m x k: A stored m x k (op N) or k x m (op T); op(B) k x n: B
+    // stored k x n (op N) or n x k (op T). Boxes as the kernel reads them.
+    if (TA == 0) CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->m, a->k, a->lda, MB, KB, BF16)); // K-major
+    else CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->k, a->m, a->lda, KB, 64, BF16));        // M-major
+    if (TB == 0) CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->k, a->n, a->ldb, KB, 64, BF16)); // N-major
+    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NB, KB, BF16));        // K-major
+    const int nt = (a->n + NB - 1) / NB, mt = (a->m + MB - 1) / MB;
+    const dim3 grid((unsigned)nt, (unsigned)mt);
+    k_wgmma<BF16, TA, TB><<<grid, THREADS, SMEM_BYTES, ctx->stream>>>(ma, mb, *a);
+    return cupat__launched(ctx, "k_wgmma");
+}
+
+} // namespace
+
+// The sm_90a image runs on compute capability 9.0 only: asked once a
+// process per device through the kernel's attributes (an error there means
+// no loadable image: the rung falls back).
+static int wgmma_runs_here(cupat_ctx *ctx)
+{
+    static signed char ok[64];
+    const int dev = ctx->device;
+    if (dev < 0 || dev >= 64) return 0;
+    if (!ok[dev]) {
+        int major = 0, minor = 0;
+        cudaFuncAttributes fa;
+        int yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
+                  major == 9 && minor == 0 && cudaFuncGetAttributes(&fa, k_wgmma<true, 0, 1>) == cudaSuccess;
+        (void)cudaGetLastError(); // a refused query leaves no error behind
+        ok[dev] = yes ? 1 : -1;
+    }
+    return ok[dev] > 0;
+}
+
+extern "C" int cupat__gemm_tc_wgmma_takes(const cupat_gemm_tc_args *a)
+{
+    return (a->in == CUPAT_GEMM_F16 || a->in == CUPAT_GEMM_BF16) && ((uintptr_t)a->A % 16) == 0 &&
+           ((uintptr_t)a->B % 16) == 0 && a->lda % 8 == 0 && a->ldb % 8 == 0;
+}
+
+extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+{
+    if (!a->reads_ab || !cupat__gemm_tc_wgmma_takes(a) || !wgmma_runs_here(ctx)) return cupat__gemm_tc_mma(ctx, a);
+    const int bf = a->in == CUPAT_GEMM_BF16, sel = a->ta * 2 + a->tb;
+    switch (sel + 4 * bf) {
+    case 0: return launch<false, 0, 0>(ctx, a);
+    case 1: return launch<false, 0, 1>(ctx, a);
+    case 2: return launch<false, 1, 0>(ctx, a);
+    case 3: return launch<false, 1, 1>(ctx, a);
+    case 4: return launch<true, 0, 0>(ctx, a);
+    case 5: return launch<true, 0, 1>(ctx, a);
+    case 6: return launch<true, 1, 0>(ctx, a);
+    default: return launch<true, 1, 1>(ctx, a);
+    }
+}
