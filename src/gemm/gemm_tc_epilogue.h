@@ -37,18 +37,38 @@ CUPAT_HB float cupat__tc_c_load(cupat_gemm_type out, const void *C, size_t at)
     }
 }
 
-/* Float inputs: s is the f32 sum of the products. */
-CUPAT_HB void cupat__tc_epilogue_f32(const cupat_gemm_tc_args *a, size_t at, float s)
+/* Float inputs: s is the f32 sum of the products; the value C's element at
+ * `at` gets, in f32, and its bits in a 16-bit output type. */
+CUPAT_HB float cupat__tc_value(const cupat_gemm_tc_args *a, size_t at, float s)
 {
     float r = a->reads_ab ? a->alpha * s : 0.0f;
     if (a->beta != 0.0f) r = r + a->beta * cupat__tc_c_load(a->out, a->C, at);
-    uint16_t *h = (uint16_t *)a->C;
-    switch (a->out) {
-    case CUPAT_GEMM_F16: h[at] = cupat__f32_to_f16_bits(cupat__tc_f32_bits(r)); break;
-    case CUPAT_GEMM_BF16: h[at] = cupat__f32_to_bf16_bits(cupat__tc_f32_bits(r)); break;
-    default: ((float *)a->C)[at] = r; break;
-    }
+    return r;
 }
+CUPAT_HB uint16_t cupat__tc_half(cupat_gemm_type out, float r)
+{
+    return out == CUPAT_GEMM_F16 ? cupat__f32_to_f16_bits(cupat__tc_f32_bits(r))
+                                 : cupat__f32_to_bf16_bits(cupat__tc_f32_bits(r));
+}
+CUPAT_HB void cupat__tc_epilogue_f32(const cupat_gemm_tc_args *a, size_t at, float s)
+{
+    const float r = cupat__tc_value(a, at, s);
+    if (a->out == CUPAT_GEMM_F16 || a->out == CUPAT_GEMM_BF16) ((uint16_t *)a->C)[at] = cupat__tc_half(a->out, r);
+    else ((float *)a->C)[at] = r;
+}
+#ifdef __CUDACC__
+/* Elements at and at + 1 in one 4-byte (16-bit output) or 8-byte (f32)
+ * store: the caller checked that C + at is aligned to it. Same bits as two
+ * cupat__tc_epilogue_f32 calls. */
+__device__ static inline void cupat__tc_epilogue_f32x2(const cupat_gemm_tc_args *a, size_t at, float s0, float s1)
+{
+    const float r0 = cupat__tc_value(a, at, s0), r1 = cupat__tc_value(a, at + 1, s1);
+    if (a->out == CUPAT_GEMM_F16 || a->out == CUPAT_GEMM_BF16)
+        *(uint32_t *)((uint16_t *)a->C + at) =
+            (uint32_t)cupat__tc_half(a->out, r0) | (uint32_t)cupat__tc_half(a->out, r1) << 16;
+    else *(float2 *)((float *)a->C + at) = make_float2(r0, r1);
+}
+#endif
 
 /* i8 -> i32: s is the sum modulo 2^32; C's bits read and written as uint32_t
  * (no implementation-defined casts). */

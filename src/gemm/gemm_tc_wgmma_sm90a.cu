@@ -9,6 +9,8 @@
 //   * TMA (cp.async.bulk.tensor.2d) loads each 64-deep k-slice of op(A)
 //     (128 x 64) and op(B) (64 x 256) into 128-byte-swizzled shared tiles,
 //     the edges zero-filled by the copy engine, 4 stages (192 KiB) deep;
+//   * clusters of two blocks, neighbours in M, load op(B)'s tile once: each
+//     block copies half and the copy engine multicasts it into both;
 //   * warp specialization: warp group 0 is the producer (one thread issues
 //     the copies, after giving its registers away with setmaxnreg), warp
 //     groups 1 and 2 the consumers (setmaxnreg up to 232); full and empty
@@ -34,7 +36,7 @@
 
 namespace {
 
-constexpr int MB = 128, NB = 256, KB = 64, STAGES = 4, THREADS = 384;
+constexpr int MB = 128, NB = 256, KB = 64, STAGES = 4, THREADS = 384, CLUSTER = 2;
 constexpr int A_BYTES = MB * KB * 2, B_BYTES = KB * NB * 2, STAGE_BYTES = A_BYTES + B_BYTES;
 // the stages, then 2 STAGES mbarriers; 1 KiB of slack to align the tiles to
 // 1024 bytes (the 128-byte swizzle's period: the descriptors assume it)
@@ -50,10 +52,6 @@ __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
 __device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes)
 {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void bar_arrive(unsigned bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
 {
@@ -72,6 +70,41 @@ __device__ __forceinline__ void tma_2d(unsigned dst, const CUtensorMap *map, int
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
                  "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
                  : "memory");
+}
+
+// the same box multicast into the shared memory (same offset) and onto the
+// barrier of every block of the cluster in mask
+__device__ __forceinline__ void tma_2d_mc(unsigned dst, const CUtensorMap *map, int c0, int c1, unsigned bar,
+                                          uint16_t mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+                 : "memory");
+}
+// arrive on the barrier at the same offset in block `rank` of the cluster
+__device__ __forceinline__ void bar_arrive_cluster(unsigned bar, unsigned rank)
+{
+    asm volatile("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %0, %1; "
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+// wait for a phase whose arrivals came from other blocks of the cluster
+__device__ __forceinline__ void bar_wait_cluster(unsigned bar, unsigned parity)
+{
+    unsigned ok = 0;
+    do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; "
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(ok)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!ok);
+}
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
 // A shared-memory matrix descriptor: start address, leading and stride
@@ -121,42 +154,56 @@ template <bool BF16, int TA, int TB> __device__ __forceinline__ void wgmma(float
 //   M/N-major operand (A op T, B op N): 64-wide chunks of the M (N) index,
 //     each chunk 64 k-rows of 128 bytes (8 KiB); LBO = 8192 steps chunks,
 //     SBO = 1024 steps 8 k-rows; the k16 step moves the start 16 rows (2 KiB).
+// Two blocks a cluster, neighbours in M, share op(B)'s tile: each copies
+// half of it and the copy engine multicasts that half into both blocks'
+// shared memory (a third less L2 traffic a tile). So a stage is refilled
+// only when the consumers of both blocks are done with it: each consumer
+// warp group arrives on the empty barrier of both.
 template <bool BF16, int TA, int TB>
-__global__ void __launch_bounds__(THREADS, 1)
+__global__ void __cluster_dims__(1, CLUSTER, 1) __launch_bounds__(THREADS, 1)
     k_wgmma(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, cupat_gemm_tc_args a)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    constexpr bool AK = TA == 0, BK = TB == 1; // which operands are K-major in memory
     extern __shared__ unsigned char dyn[];
     const unsigned raw = smem_addr(dyn), base = (raw + 1023u) & ~1023u;
     const unsigned bars = base + STAGES * STAGE_BYTES; // full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s)
-    constexpr bool AK = TA == 0, BK = TB == 1; // which operands are K-major in memory
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
     const int i0 = blockIdx.y * MB, j0 = blockIdx.x * NB, kt = (a.k + KB - 1) / KB;
+    unsigned rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
-            bar_init(bars + 8 * s, 1);                // the producer's expect_tx
-            bar_init(bars + 8 * (STAGES + s), 2);     // one arrive a consumer warp group
+            bar_init(bars + 8 * s, 1);                     // the producer's expect_tx
+            bar_init(bars + 8 * (STAGES + s), 2 * CLUSTER); // each consumer warp group of the cluster
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
-    __syncthreads();
+    cluster_sync(); // every block's barriers exist before any copy or arrive reaches them
     if (wg == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         if (t == 0) {
+            const uint16_t all = (1u << CLUSTER) - 1;
             for (int s = 0; s < kt; s++) {
                 const int st = s % STAGES;
                 const unsigned full = bars + 8 * st, sa = base + st * STAGE_BYTES, sb = sa + A_BYTES;
-                if (s >= STAGES) bar_wait(bars + 8 * (STAGES + st), ((s / STAGES) - 1) & 1);
-                bar_expect(full, STAGE_BYTES);
+                if (s >= STAGES) bar_wait_cluster(bars + 8 * (STAGES + st), ((s / STAGES) - 1) & 1);
+                bar_expect(full, STAGE_BYTES); // own A, and every block's half of B
                 const int p0 = s * KB;
                 if (AK) tma_2d(sa, &mapA, p0, i0, full); // box 64 k x 128 m
                 else
                     for (int c = 0; c < MB / 64; c++) tma_2d(sa + c * 8192, &mapA, i0 + 64 * c, p0, full); // 64 m x 64 k
-                if (BK) tma_2d(sb, &mapB, p0, j0, full); // box 64 k x 256 n
-                else
-                    for (int c = 0; c < NB / 64; c++) tma_2d(sb + c * 8192, &mapB, j0 + 64 * c, p0, full); // 64 n x 64 k
+                if (BK) { // box 64 k x 128 n: this block's half of the rows
+                    tma_2d_mc(sb + rank * (B_BYTES / CLUSTER), &mapB, p0, j0 + (int)rank * (NB / CLUSTER), full, all);
+                } else { // 64 n x 64 k chunks: this block's half of them
+                    for (int c = 0; c < NB / 64 / CLUSTER; c++) {
+                        const int q = (int)rank * (NB / 64 / CLUSTER) + c;
+                        tma_2d_mc(sb + q * 8192, &mapB, j0 + 64 * q, p0, full, all);
+                    }
+                }
             }
         }
+        __syncwarp();
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
         const int cw = wg - 1; // rows 64 cw of the tile
@@ -176,23 +223,34 @@ __global__ void __launch_bounds__(THREADS, 1)
                 wgmma<BF16, AK ? 0 : 1, BK ? 0 : 1>(d, da, db);
             }
             asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-            // the previous slice's products are done: its stage may refill
+            // the previous slice's products are done: its stage may refill,
+            // in this block and (multicast) in the other
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-            if (s > 0 && t == 0) bar_arrive(bars + 8 * (STAGES + (s - 1) % STAGES));
+            if (s > 0 && t < CLUSTER) bar_arrive_cluster(bars + 8 * (STAGES + (s - 1) % STAGES), (unsigned)t);
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         // accumulator 4 j + e: row 16 warp + lane / 4 + 8 (e / 2), column
-        // 8 j + 2 (lane % 4) + e % 2 of the warp group's 64 x 256
+        // 8 j + 2 (lane % 4) + e % 2 of the warp group's 64 x 256; the two
+        // columns of a row in one store where C's alignment allows
         const int w = t / 32, lane = t % 32;
+        const size_t esz = a.out == CUPAT_GEMM_F32 ? 4 : 2;
+        const bool pairs = a.ldc % 2 == 0 && (uintptr_t)a.C % (2 * esz) == 0;
 #pragma unroll
         for (int j = 0; j < 32; j++)
 #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int i = i0 + cw * 64 + w * 16 + lane / 4 + 8 * (e / 2);
-                const int c = j0 + 8 * j + 2 * (lane % 4) + e % 2;
-                if (i < a.m && c < a.n) cupat__tc_epilogue_f32(&a, (size_t)i * a.ldc + c, d[4 * j + e]);
+            for (int h = 0; h < 2; h++) {
+                const int i = i0 + cw * 64 + w * 16 + lane / 4 + 8 * h;
+                const int c = j0 + 8 * j + 2 * (lane % 4);
+                if (i >= a.m || c >= a.n) continue;
+                const size_t at = (size_t)i * a.ldc + c;
+                if (pairs && c + 1 < a.n) cupat__tc_epilogue_f32x2(&a, at, d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+                else {
+                    cupat__tc_epilogue_f32(&a, at, d[4 * j + 2 * h]);
+                    if (c + 1 < a.n) cupat__tc_epilogue_f32(&a, at + 1, d[4 * j + 2 * h + 1]);
+                }
             }
     }
+    cluster_sync(); // no block leaves while the other may still arrive on its barriers
 #endif
 }
 
@@ -244,9 +302,11 @@ template <bool BF16, int TA, int TB> cupat_status launch(cupat_ctx *ctx, const c
     if (TA == 0) CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->m, a->k, a->lda, MB, KB, BF16)); // K-major
     else CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->k, a->m, a->lda, KB, 64, BF16));        // M-major
     if (TB == 0) CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->k, a->n, a->ldb, KB, 64, BF16)); // N-major
-    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NB, KB, BF16));        // K-major
+    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NB / CLUSTER, KB, BF16)); // K-major, half
     const int nt = (a->n + NB - 1) / NB, mt = (a->m + MB - 1) / MB;
-    const dim3 grid((unsigned)nt, (unsigned)mt);
+    // whole clusters: an odd last block copies its share of B for its
+    // neighbour, reads zeros for A and stores nothing
+    const dim3 grid((unsigned)nt, (unsigned)((mt + CLUSTER - 1) / CLUSTER * CLUSTER));
     k_wgmma<BF16, TA, TB><<<grid, THREADS, SMEM_BYTES, ctx->stream>>>(ma, mb, *a);
     return cupat__launched(ctx, "k_wgmma");
 }
@@ -281,7 +341,8 @@ extern "C" int cupat__gemm_tc_wgmma_takes(const cupat_gemm_tc_args *a)
 
 extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
-    if (!a->reads_ab || !cupat__gemm_tc_wgmma_takes(a) || !wgmma_runs_here(ctx)) return cupat__gemm_tc_mma(ctx, a);
+    if (!a->reads_ab || !cupat__gemm_tc_wgmma_takes(a) || (a->m + MB - 1) / MB > 65534 || !wgmma_runs_here(ctx))
+        return cupat__gemm_tc_mma(ctx, a);
     const int bf = a->in == CUPAT_GEMM_BF16, sel = a->ta * 2 + a->tb;
     switch (sel + 4 * bf) {
     case 0: return launch<false, 0, 0>(ctx, a);
