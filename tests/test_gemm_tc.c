@@ -478,6 +478,10 @@ static void gemm_cases(cupat_ctx *ctx)
         };
         for (size_t q = 0; !is_int && q < sizeof wk / sizeof wk[0]; q++) run_case(ctx, &wk[q]); /* --small too: the sanitizers see wgmma */
     }
+    /* more 128 x 256 tiles (144) than an H100 has SMs: wgmma's persistent
+     * blocks take two tiles, its stage ring wrapping from one to the next */
+    const tcase many = {{CUPAT_GEMM_BF16, CUPAT_GEMM_F32}, 1536, 3072, 136, 0, 0, 0, 1.0, 0.0, 0, 0};
+    if (!t_small) run_case(ctx, &many);
     /* i8: sums and scalars that wrap modulo 2^32 */
     const tpair i8 = {CUPAT_GEMM_I8, CUPAT_GEMM_I32};
     tcase w = {i8, 9, 7, 500, 0, 1, 0, 2147483647.0, -2147483648.0, 1, 0};

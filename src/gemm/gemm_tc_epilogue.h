@@ -58,8 +58,7 @@ CUPAT_HB void cupat__tc_epilogue_f32(const cupat_gemm_tc_args *a, size_t at, flo
 }
 #ifdef __CUDACC__
 /* Elements at and at + 1 in one 4-byte (16-bit output) or 8-byte (f32)
- * store: the caller checked that C + at is aligned to it. Same bits as two
- * cupat__tc_epilogue_f32 calls. */
+ * store: the caller checked that C + at is aligned to it. */
 __device__ static inline void cupat__tc_epilogue_f32x2(const cupat_gemm_tc_args *a, size_t at, float s0, float s1)
 {
     const float r0 = cupat__tc_value(a, at, s0), r1 = cupat__tc_value(a, at + 1, s1);
@@ -67,6 +66,19 @@ __device__ static inline void cupat__tc_epilogue_f32x2(const cupat_gemm_tc_args 
         *(uint32_t *)((uint16_t *)a->C + at) =
             (uint32_t)cupat__tc_half(a->out, r0) | (uint32_t)cupat__tc_half(a->out, r1) << 16;
     else *(float2 *)((float *)a->C + at) = make_float2(r0, r1);
+}
+/* Elements at .. at + 3 in one 8-byte (16-bit output) or 16-byte (f32)
+ * store: the caller checked that C + at is aligned to it. Same bits as four
+ * cupat__tc_epilogue_f32 calls. */
+__device__ static inline void cupat__tc_epilogue_f32x4(const cupat_gemm_tc_args *a, size_t at, float4 s)
+{
+    const float r0 = cupat__tc_value(a, at, s.x), r1 = cupat__tc_value(a, at + 1, s.y),
+                r2 = cupat__tc_value(a, at + 2, s.z), r3 = cupat__tc_value(a, at + 3, s.w);
+    if (a->out == CUPAT_GEMM_F16 || a->out == CUPAT_GEMM_BF16)
+        *(uint2 *)((uint16_t *)a->C + at) =
+            make_uint2((uint32_t)cupat__tc_half(a->out, r0) | (uint32_t)cupat__tc_half(a->out, r1) << 16,
+                       (uint32_t)cupat__tc_half(a->out, r2) | (uint32_t)cupat__tc_half(a->out, r3) << 16);
+    else *(float4 *)((float *)a->C + at) = make_float4(r0, r1, r2, r3);
 }
 #endif
 

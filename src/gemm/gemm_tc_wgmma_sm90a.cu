@@ -9,8 +9,8 @@
 //   * TMA (cp.async.bulk.tensor.2d) loads each 64-deep k-slice of op(A)
 //     (128 x 64) and op(B) (64 x 256) into 128-byte-swizzled shared tiles,
 //     the edges zero-filled by the copy engine, 4 stages (192 KiB) deep;
-//   * clusters of two blocks, neighbours in M, load op(B)'s tile once: each
-//     block copies half and the copy engine multicasts it into both;
+//   * persistent blocks (one an SM) when C takes column-pair stores: the
+//     producer fills the next tile's stages while the consumers store C;
 //   * warp specialization: warp group 0 is the producer (one thread issues
 //     the copies, after giving its registers away with setmaxnreg), warp
 //     groups 1 and 2 the consumers (setmaxnreg up to 232); full and empty
@@ -36,11 +36,13 @@
 
 namespace {
 
-constexpr int MB = 128, NB = 256, KB = 64, STAGES = 4, THREADS = 384, CLUSTER = 2;
+constexpr int MB = 128, NB = 256, KB = 64, STAGES = 4, THREADS = 384;
 constexpr int A_BYTES = MB * KB * 2, B_BYTES = KB * NB * 2, STAGE_BYTES = A_BYTES + B_BYTES;
 // the stages, then 2 STAGES mbarriers; 1 KiB of slack to align the tiles to
 // 1024 bytes (the 128-byte swizzle's period: the descriptors assume it)
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
+constexpr int EPI_LD = 256 + 8; // floats a parked row of the epilogue
+static_assert(2 * 64 * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue parks C's tile in the stages");
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 __device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -52,6 +54,10 @@ __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
 __device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes)
 {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void bar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
 {
@@ -70,41 +76,6 @@ __device__ __forceinline__ void tma_2d(unsigned dst, const CUtensorMap *map, int
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
                  "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
                  : "memory");
-}
-
-// the same box multicast into the shared memory (same offset) and onto the
-// barrier of every block of the cluster in mask
-__device__ __forceinline__ void tma_2d_mc(unsigned dst, const CUtensorMap *map, int c0, int c1, unsigned bar,
-                                          uint16_t mask)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
-                 "[%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
-                 : "memory");
-}
-// arrive on the barrier at the same offset in block `rank` of the cluster
-__device__ __forceinline__ void bar_arrive_cluster(unsigned bar, unsigned rank)
-{
-    asm volatile("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, %0, %1; "
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }" ::"r"(bar),
-                 "r"(rank)
-                 : "memory");
-}
-// wait for a phase whose arrivals came from other blocks of the cluster
-__device__ __forceinline__ void bar_wait_cluster(unsigned bar, unsigned parity)
-{
-    unsigned ok = 0;
-    do {
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; "
-                     "selp.u32 %0, 1, 0, p; }"
-                     : "=r"(ok)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!ok);
-}
-__device__ __forceinline__ void cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
 // A shared-memory matrix descriptor: start address, leading and stride
@@ -154,13 +125,15 @@ template <bool BF16, int TA, int TB> __device__ __forceinline__ void wgmma(float
 //   M/N-major operand (A op T, B op N): 64-wide chunks of the M (N) index,
 //     each chunk 64 k-rows of 128 bytes (8 KiB); LBO = 8192 steps chunks,
 //     SBO = 1024 steps 8 k-rows; the k16 step moves the start 16 rows (2 KiB).
-// Two blocks a cluster, neighbours in M, share op(B)'s tile: each copies
-// half of it and the copy engine multicasts that half into both blocks'
-// shared memory (a third less L2 traffic a tile). So a stage is refilled
-// only when the consumers of both blocks are done with it: each consumer
-// warp group arrives on the empty barrier of both.
-template <bool BF16, int TA, int TB>
-__global__ void __cluster_dims__(1, CLUSTER, 1) __launch_bounds__(THREADS, 1)
+//
+// Two forms of one kernel. PERSIST: one block an SM walks the tiles (tile
+// b, b + grid, ...); the producer runs ahead into the next tile's k-slices
+// while the consumers store this tile's C straight from their registers,
+// column pairs in one 4- or 8-byte store (beta = 0, C 8- / 4-byte aligned,
+// ldc and n even: the common case). Otherwise one block a tile, C parked in the free
+// stages and stored a float4 a thread (beta != 0, any alignment, odd n).
+template <bool BF16, int TA, int TB, bool PERSIST>
+__global__ void __launch_bounds__(THREADS, 1)
     k_wgmma(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, cupat_gemm_tc_args a)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -169,88 +142,138 @@ __global__ void __cluster_dims__(1, CLUSTER, 1) __launch_bounds__(THREADS, 1)
     const unsigned raw = smem_addr(dyn), base = (raw + 1023u) & ~1023u;
     const unsigned bars = base + STAGES * STAGE_BYTES; // full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s)
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
-    const int i0 = blockIdx.y * MB, j0 = blockIdx.x * NB, kt = (a.k + KB - 1) / KB;
-    unsigned rank;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    const int kt = (a.k + KB - 1) / KB, nt = (a.n + NB - 1) / NB, mt = (a.m + MB - 1) / MB;
+    const int ntiles = PERSIST ? mt * nt : 1;
+    // tile -> (i0, j0): persistent blocks take tiles in groups of 8 row
+    // tiles, column by column, so the blocks at work share A's and B's
+    // panels in L2
+    auto origin = [&](int tile, int &i0, int &j0) {
+        if (!PERSIST) {
+            i0 = blockIdx.y * MB;
+            j0 = blockIdx.x * NB;
+            return;
+        }
+        const int g = tile / (8 * nt), rows = mt - 8 * g < 8 ? mt - 8 * g : 8, r = tile - g * 8 * nt;
+        i0 = (8 * g + r % rows) * MB;
+        j0 = (r / rows) * NB;
+    };
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
-            bar_init(bars + 8 * s, 1);                     // the producer's expect_tx
-            bar_init(bars + 8 * (STAGES + s), 2 * CLUSTER); // each consumer warp group of the cluster
+            bar_init(bars + 8 * s, 1);            // the producer's expect_tx
+            bar_init(bars + 8 * (STAGES + s), 2); // one arrive a consumer warp group
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
-    cluster_sync(); // every block's barriers exist before any copy or arrive reaches them
+    __syncthreads();
     if (wg == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         if (t == 0) {
-            const uint16_t all = (1u << CLUSTER) - 1;
-            for (int s = 0; s < kt; s++) {
-                const int st = s % STAGES;
-                const unsigned full = bars + 8 * st, sa = base + st * STAGE_BYTES, sb = sa + A_BYTES;
-                if (s >= STAGES) bar_wait_cluster(bars + 8 * (STAGES + st), ((s / STAGES) - 1) & 1);
-                bar_expect(full, STAGE_BYTES); // own A, and every block's half of B
-                const int p0 = s * KB;
-                if (AK) tma_2d(sa, &mapA, p0, i0, full); // box 64 k x 128 m
-                else
-                    for (int c = 0; c < MB / 64; c++) tma_2d(sa + c * 8192, &mapA, i0 + 64 * c, p0, full); // 64 m x 64 k
-                if (BK) { // box 64 k x 128 n: this block's half of the rows
-                    tma_2d_mc(sb + rank * (B_BYTES / CLUSTER), &mapB, p0, j0 + (int)rank * (NB / CLUSTER), full, all);
-                } else { // 64 n x 64 k chunks: this block's half of them
-                    for (int c = 0; c < NB / 64 / CLUSTER; c++) {
-                        const int q = (int)rank * (NB / 64 / CLUSTER) + c;
-                        tma_2d_mc(sb + q * 8192, &mapB, j0 + 64 * q, p0, full, all);
-                    }
+            int it = 0; // k-slices issued by this block, across its tiles
+            for (int tile = PERSIST ? blockIdx.x : 0; tile < ntiles; tile += PERSIST ? gridDim.x : 1) {
+                int i0, j0;
+                origin(tile, i0, j0);
+                for (int s = 0; s < kt; s++, it++) {
+                    const int st = it % STAGES;
+                    const unsigned full = bars + 8 * st, sa = base + st * STAGE_BYTES, sb = sa + A_BYTES;
+                    if (it >= STAGES) bar_wait(bars + 8 * (STAGES + st), ((it / STAGES) - 1) & 1);
+                    bar_expect(full, STAGE_BYTES);
+                    const int p0 = s * KB;
+                    if (AK) tma_2d(sa, &mapA, p0, i0, full); // box 64 k x 128 m
+                    else
+                        for (int c = 0; c < MB / 64; c++) tma_2d(sa + c * 8192, &mapA, i0 + 64 * c, p0, full); // 64 m x 64 k
+                    if (BK) tma_2d(sb, &mapB, p0, j0, full); // box 64 k x 256 n
+                    else
+                        for (int c = 0; c < NB / 64; c++) tma_2d(sb + c * 8192, &mapB, j0 + 64 * c, p0, full); // 64 n x 64 k
                 }
             }
         }
-        __syncwarp();
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
         const int cw = wg - 1; // rows 64 cw of the tile
-        float d[128];
-#pragma unroll
-        for (int e = 0; e < 128; e++) d[e] = 0.0f;
-        for (int s = 0; s < kt; s++) {
-            const int st = s % STAGES;
-            const unsigned sa = base + st * STAGE_BYTES, sb = sa + A_BYTES;
-            bar_wait(bars + 8 * st, (s / STAGES) & 1);
-            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-            for (int kk = 0; kk < KB / 16; kk++) {
-                const uint64_t da = AK ? desc(sa + cw * 8192 + kk * 32, 16, 1024)
-                                       : desc(sa + cw * 8192 + kk * 2048, 8192, 1024);
-                const uint64_t db = BK ? desc(sb + kk * 32, 16, 1024) : desc(sb + kk * 2048, 8192, 1024);
-                wgmma<BF16, AK ? 0 : 1, BK ? 0 : 1>(d, da, db);
-            }
-            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-            // the previous slice's products are done: its stage may refill,
-            // in this block and (multicast) in the other
-            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-            if (s > 0 && t < CLUSTER) bar_arrive_cluster(bars + 8 * (STAGES + (s - 1) % STAGES), (unsigned)t);
-        }
-        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-        // accumulator 4 j + e: row 16 warp + lane / 4 + 8 (e / 2), column
-        // 8 j + 2 (lane % 4) + e % 2 of the warp group's 64 x 256; the two
-        // columns of a row in one store where C's alignment allows
         const int w = t / 32, lane = t % 32;
-        const size_t esz = a.out == CUPAT_GEMM_F32 ? 4 : 2;
-        const bool pairs = a.ldc % 2 == 0 && (uintptr_t)a.C % (2 * esz) == 0;
+        int it = 0;
+        for (int tile = PERSIST ? blockIdx.x : 0; tile < ntiles; tile += PERSIST ? gridDim.x : 1) {
+            int i0, j0;
+            origin(tile, i0, j0);
+            float d[128];
 #pragma unroll
-        for (int j = 0; j < 32; j++)
+            for (int e = 0; e < 128; e++) d[e] = 0.0f;
+            for (int s = 0; s < kt; s++, it++) {
+                const int st = it % STAGES;
+                const unsigned sa = base + st * STAGE_BYTES, sb = sa + A_BYTES;
+                bar_wait(bars + 8 * st, (it / STAGES) & 1);
+                asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int i = i0 + cw * 64 + w * 16 + lane / 4 + 8 * h;
-                const int c = j0 + 8 * j + 2 * (lane % 4);
-                if (i >= a.m || c >= a.n) continue;
-                const size_t at = (size_t)i * a.ldc + c;
-                if (pairs && c + 1 < a.n) cupat__tc_epilogue_f32x2(&a, at, d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+                for (int kk = 0; kk < KB / 16; kk++) {
+                    const uint64_t da = AK ? desc(sa + cw * 8192 + kk * 32, 16, 1024)
+                                           : desc(sa + cw * 8192 + kk * 2048, 8192, 1024);
+                    const uint64_t db = BK ? desc(sb + kk * 32, 16, 1024) : desc(sb + kk * 2048, 8192, 1024);
+                    wgmma<BF16, AK ? 0 : 1, BK ? 0 : 1>(d, da, db);
+                }
+                asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+                // the previous slice's products are done: its stage may refill
+                asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+                if (s > 0 && t == 0) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+            }
+            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+            // accumulator 4 j + e: row 16 w + lane / 4 + 8 (e / 2), column
+            // 8 j + 2 (lane % 4) + e % 2 of the warp group's 64 x 256
+            const int r = i0 + cw * 64 + w * 16 + lane / 4, c = j0 + 2 * (lane % 4);
+            if (PERSIST) {
+                if (t == 0) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES)); // the last stage, too
+                // n even: a pair in range has its second column in range;
+                // beta = 0 (the launcher's rule): alpha s, rounded once, the
+                // same bits as cupat__tc_epilogue_f32x2, one loop of bare
+                // stores per output width (few instructions: see below)
+#define CUPAT_WG_PAIRS(STORE)                                                                                        \
+    _Pragma("unroll") for (int j = 0; j < 32; j++) _Pragma("unroll") for (int h = 0; h < 2; h++) if (                \
+        r + 8 * h < a.m && c + 8 * j < a.n) STORE((size_t)(r + 8 * h) * a.ldc + c + 8 * j, d[4 * j + 2 * h],            \
+                                                  d[4 * j + 2 * h + 1]);
+                if (a.out == CUPAT_GEMM_F32) {
+#define CUPAT_WG_F32(at, x, y) *(float2 *)((float *)a.C + (at)) = make_float2(a.alpha * (x), a.alpha * (y))
+                    CUPAT_WG_PAIRS(CUPAT_WG_F32)
+                } else {
+#define CUPAT_WG_HALF(at, x, y)                                                                                       \
+    *(uint32_t *)((uint16_t *)a.C + (at)) =                                                                           \
+        (uint32_t)cupat__tc_half(a.out, a.alpha * (x)) | (uint32_t)cupat__tc_half(a.out, a.alpha * (y)) << 16
+                    CUPAT_WG_PAIRS(CUPAT_WG_HALF)
+                }
+#undef CUPAT_WG_F32
+#undef CUPAT_WG_HALF
+#undef CUPAT_WG_PAIRS
+                continue;
+            }
+            // One block a tile: the stages are free once both consumer warp
+            // groups are done reading them. Each warp group parks its 64 x 256
+            // accumulators in rows of 264 floats (the 8-float pad puts a
+            // warp's 8 rows of a store on different banks), then reads them
+            // back a row-contiguous float4 a thread and stores 4 columns at
+            // once where C allows. (An unrolled element-by-element store with
+            // its alignment fallbacks was instruction-cache bound: 2x slower.)
+            asm volatile("bar.sync 1, 256;" ::: "memory"); // both warp groups' products done
+            float *park = (float *)(dyn + (base - raw)) + cw * (64 * EPI_LD);
+            const int pr = w * 16 + lane / 4, pc = 2 * (lane % 4);
+#pragma unroll
+            for (int j = 0; j < 32; j++) {
+                *(float2 *)&park[pr * EPI_LD + 8 * j + pc] = make_float2(d[4 * j], d[4 * j + 1]);
+                *(float2 *)&park[(pr + 8) * EPI_LD + 8 * j + pc] = make_float2(d[4 * j + 2], d[4 * j + 3]);
+            }
+            asm volatile("bar.sync %0, 128;" ::"r"(2 + cw) : "memory"); // this warp group's rows are parked
+            const size_t esz = a.out == CUPAT_GEMM_F32 ? 4 : 2;
+            const bool quads = a.ldc % 4 == 0 && (uintptr_t)a.C % (4 * esz) == 0;
+            for (int q = t; q < 64 * 64; q += 128) {
+                const int pq = q / 64, c4 = (q % 64) * 4, i = i0 + cw * 64 + pq, cc = j0 + c4;
+                if (i >= a.m || cc >= a.n) continue;
+                const float4 v = *(const float4 *)&park[pq * EPI_LD + c4];
+                const size_t at = (size_t)i * a.ldc + cc;
+                if (quads && cc + 3 < a.n) cupat__tc_epilogue_f32x4(&a, at, v);
                 else {
-                    cupat__tc_epilogue_f32(&a, at, d[4 * j + 2 * h]);
-                    if (c + 1 < a.n) cupat__tc_epilogue_f32(&a, at + 1, d[4 * j + 2 * h + 1]);
+                    const float e[4] = {v.x, v.y, v.z, v.w};
+                    for (int u = 0; u < 4 && cc + u < a.n; u++) cupat__tc_epilogue_f32(&a, at + u, e[u]);
                 }
             }
+        }
     }
-    cluster_sync(); // no block leaves while the other may still arrive on its barriers
 #endif
 }
 
@@ -288,12 +311,12 @@ cupat_status tensor_map(cupat_ctx *ctx, CUtensorMap *map, const void *p, int row
     return CUPAT_SUCCESS;
 }
 
-template <bool BF16, int TA, int TB> cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+template <bool BF16, int TA, int TB, bool PERSIST> cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
     static unsigned char ready[64]; // the opt-in above 48 KiB, once a device (wgmma_runs_here bounds it)
     if (!ready[ctx->device]) {
-        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k_wgmma<BF16, TA, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 SMEM_BYTES));
+        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k_wgmma<BF16, TA, TB, PERSIST>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
         ready[ctx->device] = 1;
     }
     CUtensorMap ma, mb;
@@ -302,12 +325,14 @@ template <bool BF16, int TA, int TB> cupat_status launch(cupat_ctx *ctx, const c
     if (TA == 0) CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->m, a->k, a->lda, MB, KB, BF16)); // K-major
     else CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->k, a->m, a->lda, KB, 64, BF16));        // M-major
     if (TB == 0) CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->k, a->n, a->ldb, KB, 64, BF16)); // N-major
-    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NB / CLUSTER, KB, BF16)); // K-major, half
+    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NB, KB, BF16));        // K-major
     const int nt = (a->n + NB - 1) / NB, mt = (a->m + MB - 1) / MB;
-    // whole clusters: an odd last block copies its share of B for its
-    // neighbour, reads zeros for A and stores nothing
-    const dim3 grid((unsigned)nt, (unsigned)((mt + CLUSTER - 1) / CLUSTER * CLUSTER));
-    k_wgmma<BF16, TA, TB><<<grid, THREADS, SMEM_BYTES, ctx->stream>>>(ma, mb, *a);
+    dim3 grid((unsigned)nt, (unsigned)mt);
+    if (PERSIST) {
+        const long tiles = (long)nt * mt;
+        grid = dim3((unsigned)(tiles < ctx->sm_count ? tiles : ctx->sm_count));
+    }
+    k_wgmma<BF16, TA, TB, PERSIST><<<grid, THREADS, SMEM_BYTES, ctx->stream>>>(ma, mb, *a);
     return cupat__launched(ctx, "k_wgmma");
 }
 
@@ -326,7 +351,7 @@ static int wgmma_runs_here(cupat_ctx *ctx)
         cudaFuncAttributes fa;
         int yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
                   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
-                  major == 9 && minor == 0 && cudaFuncGetAttributes(&fa, k_wgmma<true, 0, 1>) == cudaSuccess;
+                  major == 9 && minor == 0 && cudaFuncGetAttributes(&fa, k_wgmma<true, 0, 1, false>) == cudaSuccess;
         (void)cudaGetLastError(); // a refused query leaves no error behind
         ok[dev] = yes ? 1 : -1;
     }
@@ -344,14 +369,28 @@ extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc
     if (!a->reads_ab || !cupat__gemm_tc_wgmma_takes(a) || (a->m + MB - 1) / MB > 65534 || !wgmma_runs_here(ctx))
         return cupat__gemm_tc_mma(ctx, a);
     const int bf = a->in == CUPAT_GEMM_BF16, sel = a->ta * 2 + a->tb;
-    switch (sel + 4 * bf) {
-    case 0: return launch<false, 0, 0>(ctx, a);
-    case 1: return launch<false, 0, 1>(ctx, a);
-    case 2: return launch<false, 1, 0>(ctx, a);
-    case 3: return launch<false, 1, 1>(ctx, a);
-    case 4: return launch<true, 0, 0>(ctx, a);
-    case 5: return launch<true, 0, 1>(ctx, a);
-    case 6: return launch<true, 1, 0>(ctx, a);
-    default: return launch<true, 1, 1>(ctx, a);
+    // the persistent form where C takes column-pair stores and beta = 0
+    // (see k_wgmma);
+    // fewer than 2^30 tiles keep its tile index an int
+    const size_t esz = a->out == CUPAT_GEMM_F32 ? 4 : 2;
+    const int persist = a->beta == 0.0f && a->n % 2 == 0 && a->ldc % 2 == 0 && (uintptr_t)a->C % (2 * esz) == 0 &&
+                        (double)((a->m + MB - 1) / MB) * ((a->n + NB - 1) / NB) < 1073741824.0;
+    switch (sel + 4 * bf + 8 * persist) {
+    case 0: return launch<false, 0, 0, false>(ctx, a);
+    case 1: return launch<false, 0, 1, false>(ctx, a);
+    case 2: return launch<false, 1, 0, false>(ctx, a);
+    case 3: return launch<false, 1, 1, false>(ctx, a);
+    case 4: return launch<true, 0, 0, false>(ctx, a);
+    case 5: return launch<true, 0, 1, false>(ctx, a);
+    case 6: return launch<true, 1, 0, false>(ctx, a);
+    case 7: return launch<true, 1, 1, false>(ctx, a);
+    case 8: return launch<false, 0, 0, true>(ctx, a);
+    case 9: return launch<false, 0, 1, true>(ctx, a);
+    case 10: return launch<false, 1, 0, true>(ctx, a);
+    case 11: return launch<false, 1, 1, true>(ctx, a);
+    case 12: return launch<true, 0, 0, true>(ctx, a);
+    case 13: return launch<true, 0, 1, true>(ctx, a);
+    case 14: return launch<true, 1, 0, true>(ctx, a);
+    default: return launch<true, 1, 1, true>(ctx, a);
     }
 }
