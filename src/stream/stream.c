@@ -14,6 +14,9 @@ cupat_status cupat_malloc_host(cupat_ctx *ctx, void **ptr, size_t bytes)
     if (!ptr) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_malloc_host: ptr is NULL");
     *ptr = NULL;
     if (bytes == 0) return CUPAT_SUCCESS;
+    if (bytes > PTRDIFF_MAX) /* no allocation can succeed: refused without asking */
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "cupat_malloc_host: bytes = %zu: more than any allocation can hold", bytes);
     if (ctx->backend == CUPAT_BACKEND_CUDA) {
         cudaError_t e = cudaMallocHost(ptr, bytes);
         if (e != cudaSuccess) {
@@ -27,11 +30,7 @@ cupat_status cupat_malloc_host(cupat_ctx *ctx, void **ptr, size_t bytes)
         }
         return CUPAT_SUCCESS;
     }
-    size_t rounded = (bytes + 255) & ~(size_t)255;
-    if (rounded < bytes || rounded > PTRDIFF_MAX || !(*ptr = aligned_alloc(256, rounded)))
-        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
-                           "cupat_malloc_host: bytes = %zu: host allocation failed", bytes);
-    return CUPAT_SUCCESS;
+    return cupat_malloc(ctx, ptr, bytes); /* the CPU backend's memory is host memory */
 }
 
 cupat_status cupat_free_host(cupat_ctx *ctx, void *ptr)
@@ -46,8 +45,7 @@ cupat_status cupat_free_host(cupat_ctx *ctx, void *ptr)
                                ptr);
         return cupat__cuda(ctx, cudaFreeHost(ptr), "cupat_free_host: cudaFreeHost");
     }
-    free(ptr);
-    return CUPAT_SUCCESS;
+    return cupat_free(ctx, ptr);
 }
 
 /* ------------------------------------------------------------ settings -- */

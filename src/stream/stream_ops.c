@@ -125,20 +125,17 @@ cupat_status cupat__stream_reduce(cupat_ctx *ctx, const char *fn, int dot, cupat
 {
     const size_t ts = cupat_type_size(type), bytes = n * ts; /* checked by the entry point */
     const size_t rb = is_arg(op) && !dot ? sizeof(cupat_indexed) : ts;
+    /* result, by the entry point itself on no elements (it writes the
+     * identity there, which the combined result replaces) */
+    ctx->stream_inner++;
+    cupat_status s = dot ? (out_host ? cupat_dot_host(ctx, type, 0, NULL, NULL, result)
+                                     : cupat_dot(ctx, type, 0, NULL, NULL, result))
+                         : (out_host ? cupat_reduce_host(ctx, type, op, 0, NULL, result)
+                                     : cupat_reduce(ctx, type, op, 0, NULL, result));
+    ctx->stream_inner--;
+    CUPAT_TRY(s);
     CUPAT_TRY(cupat__stream_check(ctx, fn, "x", x, bytes, ts));
     if (dot) CUPAT_TRY(cupat__stream_check(ctx, fn, "y", y, bytes, ts));
-    if (ctx->backend == CUPAT_BACKEND_CUDA && out_host) {
-        if (cupat__pointer_kind(result) == CUPAT_MEMORY_DEVICE)
-            return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                               "%s: result = %p is device memory; this function writes a host "
-                               "value (%s writes device memory)",
-                               fn, result, dot ? "cupat_dot" : "cupat_reduce");
-    } else {
-        CUPAT_TRY(cupat__check_data(ctx, fn, "result", result, rb));
-        if ((uintptr_t)result % (is_arg(op) && !dot ? 8 : ts))
-            return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: result = %p is not aligned",
-                               fn, result);
-    }
     CUPAT_TRY(cupat__check_disjoint(ctx, fn, "result", cupat__extent1(result, rb), "x",
                                     cupat__extent1(x, bytes), NULL));
     if (dot)
@@ -151,7 +148,7 @@ cupat_status cupat__stream_reduce(cupat_ctx *ctx, const char *fn, int dot, cupat
     red_job j = {dot, type, op, NULL, rb};
     CUPAT_TRY(cupat__stream_alloc(ctx, nchunks * rb, (void **)&j.partials));
     stream_arg args[2] = {{x, ts, ts, STREAM_IN}, {y, ts, ts, STREAM_IN}};
-    cupat_status s = cupat__stream_run(ctx, n, ci, lanes, args, dot ? 2 : 1, red_body, &j);
+    s = cupat__stream_run(ctx, n, ci, lanes, args, dot ? 2 : 1, red_body, &j);
     if (!s) {
         ctx->stream_inner++; /* the partials are backend memory: no streaming */
         s = red_combine(ctx, &j, nchunks, ci, result, out_host);

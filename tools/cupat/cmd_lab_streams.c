@@ -53,7 +53,7 @@ static void usage(FILE *f)
             "  --bytes N        overlap: bytes of each array (default 64M; K, M, G suffixes)\n"
             "  --streams N      overlap: chunks and streams (default 4, 1 to 32)\n"
             "  --reps N         repetitions a row, the median reported (default 5)\n"
-            "  --heavy N        overlap: FMAs an element of the heavy kernel (default 160)\n"
+            "  --heavy N        overlap: FMAs an element of the heavy kernel (default 4000)\n"
             "  --spin-ms X      one spin kernel's milliseconds (default 2)\n"
             "  --connections N  run falsedep only at CUDA_DEVICE_MAX_CONNECTIONS=N (1 to 32): the\n"
             "                   command re-executes itself with the variable set (it must be set\n"
@@ -112,7 +112,7 @@ static int run_child(int conns, const lab_st_opts *o, long device, long width, c
         return 1;
     }
     close(fd);
-    char cs[16], ds[16], ws[16], ms[32], env[48];
+    char cs[24], ds[24], ws[24], ms[32], env[48];
     snprintf(cs, sizeof cs, "%d", conns);
     snprintf(ds, sizeof ds, "%ld", device < 0 ? 0L : device);
     snprintf(ws, sizeof ws, "%ld", width);
@@ -169,7 +169,7 @@ static int reexec_with(int conns, int argc, char **argv)
 int cmd_lab_streams(int argc, char **argv)
 {
     int want[NEXP] = {0}, any = 0;
-    long device = -1, streams = 4, reps = 5, heavy = 160, conns = 0, width = 72;
+    long device = -1, streams = 4, reps = 5, heavy = 4000, conns = 0, width = 72;
     size_t bytes = (size_t)64 << 20;
     const char *json = NULL;
     lab_st_opts o;
