@@ -21,3 +21,18 @@ cupat_cli_test(lab_streams_connections_other "lab streams overlap --connections 
                ERR "'falsedep' only" ERR_LINES 1 LABELS lab)
 cupat_cli_test(lab_streams_all "lab streams --reps 2 --bytes 8M --spin-ms 0.5" RC "0|1"
                ANY "streams lab: every check OK|need a GPU" LABELS lab)
+
+# The lab's host side: report, Gantt chart, JSON, stamp arithmetic, and every
+# experiment's bad arguments (cpu: refused; cuda: each option out of range).
+cupat_test(test_streams_lab test_streams_lab.c)
+target_link_libraries(test_streams_lab PRIVATE cupat_lab)
+target_include_directories(test_streams_lab PRIVATE ${PROJECT_SOURCE_DIR}/src/core ${PROJECT_SOURCE_DIR}/src)
+find_program(CUPAT_STREAMS_PYTHON NAMES python3)
+if(CUPAT_STREAMS_PYTHON)
+  # the JSON the lab writes parses, with the escapes and nulls where expected
+  add_test(NAME streams_lab.json
+           COMMAND ${CUPAT_STREAMS_PYTHON} -c
+             "import json, subprocess, sys, tempfile; p = tempfile.mktemp(suffix='.json'); subprocess.run([sys.argv[1], '--backend', 'cpu', '--json', p], check=True, stdout=subprocess.DEVNULL); d = json.load(open(p)); t = d['tables'][0]; assert d['lab'] == 'streams' and t['title'] == 'a \"quoted\" title' and t['rows'][1]['values'] == [None, None] and d['timelines'][0]['spans'][3]['kind'] == 'D' and d['children'][0]['lab'] == 'streams', d"
+             $<TARGET_FILE:test_streams_lab>)
+  set_tests_properties(streams_lab.json PROPERTIES LABELS "cpu;lab")
+endif()

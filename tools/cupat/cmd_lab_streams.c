@@ -299,8 +299,12 @@ int cmd_lab_streams(int argc, char **argv)
         }
     }
     const int bad = rep->bad;
-    if (bad) printf("streams lab: %d check(s) FAILED\n", bad);
-    else if (!failed) printf("streams lab: every check OK\n");
+    /* a --connections run (the falsedep children) names its level, so only
+     * the whole command's line reads "streams lab: ..." */
+    char who[64] = "streams lab";
+    if (conns) snprintf(who, sizeof who, "streams lab (CUDA_DEVICE_MAX_CONNECTIONS=%ld)", conns);
+    if (bad) printf("%s: %d check(s) FAILED\n", who, bad);
+    else if (!failed) printf("%s: every check OK\n", who);
     free(child[0]);
     free(child[1]);
     free(rep);
