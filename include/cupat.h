@@ -113,6 +113,46 @@ typedef enum cupat_memory_kind {
 } cupat_memory_kind;
 cupat_status cupat_pointer_kind(cupat_ctx *ctx, const void *ptr, cupat_memory_kind *kind);
 
+/* ------------------------------------------------- out-of-core streaming -- */
+/* Pinned (page-locked) host memory for data larger than the device: on the
+ * CUDA backend cudaMallocHost, on the CPU backend 256-byte aligned host
+ * memory. bytes == 0 gives *ptr = NULL. Pinned memory is taken from the
+ * host's RAM for good until freed: pin what the program streams, no more. */
+cupat_status cupat_malloc_host(cupat_ctx *ctx, void **ptr, size_t bytes);
+/* Free memory from cupat_malloc_host; NULL is accepted. */
+cupat_status cupat_free_host(cupat_ctx *ctx, void *ptr);
+
+/* Out-of-core primitives (docs/streams.md; PCCP 6.1.1's overlap loop inside
+ * the library). On the CUDA backend cupat_vadd_f32, cupat_saxpy,
+ * cupat_reduce / _host, cupat_dot / _host, cupat_rgb_to_gray and
+ * cupat_histogram_even / _range take their data arguments in pinned host
+ * memory (cupat_malloc_host, cudaMallocHost, cudaHostRegister) of any size,
+ * larger than the device's memory too; also managed memory, which they stream
+ * when it passes half the device's memory (smaller managed data is used in
+ * place). Such a call copies the host data through device buffers in chunks
+ * over several streams: chunk k's copy in, kernel and copy out go to stream
+ * k % streams, so copies in, kernels and copies out of different chunks
+ * overlap. Arguments in device memory are used in place; pageable host memory
+ * is still refused (CUPAT_ERROR_HOST_POINTER): pin it. Stream-ordered like
+ * every call: the host outputs hold the results once the context's stream has
+ * been synchronized (cupat_sync; the _host reductions wait themselves).
+ * Reductions and histograms combine one partial result a chunk, in chunk
+ * order, with the library's deterministic reduction: a result depends on the
+ * chunk size, never on the stream count or on timing. Outputs that are not
+ * streamed (the reduction's result, the histogram's counts) follow the
+ * function's usual rule (device memory on CUDA).
+ *
+ * cupat_set_streaming: chunk_bytes is what one chunk moves of the widest data
+ * argument (0: auto, min(64 MiB, device memory / 64), a fixed rule so results
+ * do not change from run to run); streams 1..16 (0: auto, 3 lanes: copy in,
+ * compute, copy out; 2 on a device with one copy engine). On the CPU backend
+ * a chunk_bytes > 0 makes the same calls run chunk by chunk through lane
+ * buffers (the partition and the combining of the CUDA backend, on the host);
+ * 0 (the default) runs them whole. cupat_get_streaming gives the values a
+ * call would use now (auto resolved; on the CPU chunk 0 means off). */
+cupat_status cupat_set_streaming(cupat_ctx *ctx, size_t chunk_bytes, int streams);
+cupat_status cupat_get_streaming(cupat_ctx *ctx, size_t *chunk_bytes, int *streams);
+
 /* ------------------------------------------------------------ variants -- */
 
 /* One rung of a pattern's ladder. */

@@ -37,6 +37,12 @@ struct cupat_ctx {
     int sm_count;
     int max_threads_per_sm;
     size_t l2_bytes;
+    /* out-of-core streaming (src/stream, cupat_set_streaming): 0 = auto;
+     * stream_inner is set on the lanes and while a streamed call combines
+     * its partials, so the calls they make never stream again */
+    size_t stream_chunk;
+    int stream_lanes;
+    int stream_inner;
     char err[CUPAT_ERRMSG];
 };
 
@@ -114,6 +120,14 @@ cupat_status cupat__select(cupat_ctx *ctx, const char *pattern,
 int cupat__pinned(const cupat_ctx *ctx, const char *pattern);
 /* Position of rung v in its pattern's ladder (what launchers switch on). */
 int cupat__rung_index(const cupat_variant_info *v);
+
+/* Whether a call should stream its data through device memory in chunks
+ * (src/stream): on CUDA, a data argument in pinned host memory, or managed
+ * data past half the device's memory; on the CPU, a chunk size set with
+ * cupat_set_streaming. Never inside a streamed call. ptrs[i] spans bytes[i]
+ * (0: ignored). ctx NULL: 0. */
+int cupat__stream_wanted(cupat_ctx *ctx, int nptrs, const void *const *ptrs,
+                         const size_t *bytes);
 
 /* Kind of a pointer; pageable host when CUDA cannot tell. */
 cupat_memory_kind cupat__pointer_kind(const void *ptr);

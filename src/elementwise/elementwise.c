@@ -3,6 +3,7 @@
  * the CUDA launchers or the CPU rung. Also the PCCP 3.3 block-shape lab hook. */
 #include "elementwise.h"
 #include "elementwise_lab.h"
+#include "stream/stream_internal.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -156,6 +157,9 @@ static cupat_status ew_run(cupat_ctx *ctx, const char *fn, const char *pattern, 
     int rung, cpu;
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(cupat__size_mul(ctx, fn, "n * sizeof(float)", n, sizeof(float), 1, &bytes));
+    /* pinned host (or large managed) data: streamed in chunks (src/stream) */
+    if (cupat__stream_wanted(ctx, 3, (const void *const[]){a, b, c}, (const size_t[]){bytes, bytes, bytes}))
+        return cupat__stream_ew(ctx, fn, op == EW_OP_AXPY, n, alpha, a, an, b, bn, c, cn);
     CUPAT_TRY(check_f32(ctx, fn, an, a, bytes));
     CUPAT_TRY(check_f32(ctx, fn, bn, b, bytes));
     if (c != b) CUPAT_TRY(check_f32(ctx, fn, cn, c, bytes));
@@ -257,6 +261,8 @@ cupat_status cupat_rgb_to_gray(cupat_ctx *ctx, size_t width, size_t height, cons
                            "%s: gray_pitch = %zu is less than width = %zu", fn, gray_pitch, width);
     CUPAT_TRY(span(ctx, fn, "bytes of rgb", height, row, rgb_pitch, 1, &rb));
     CUPAT_TRY(span(ctx, fn, "bytes of gray", height, width, gray_pitch, 1, &gb));
+    if (cupat__stream_wanted(ctx, 2, (const void *const[]){rgb, gray}, (const size_t[]){rb, gb}))
+        return cupat__stream_gray(ctx, fn, width, height, rgb, rgb_pitch, gray, gray_pitch);
     CUPAT_TRY(cupat__check_data(ctx, fn, "rgb", rgb, rb));
     CUPAT_TRY(cupat__check_data(ctx, fn, "gray", gray, gb));
     CUPAT_TRY(check_alias(ctx, fn, "gray", cupat__extent2(gray, height, width, gray_pitch), "rgb",

@@ -6,6 +6,7 @@
  * histogram_packed.cu; serial, openmp: histogram_cpu.c. */
 #include "internal.h"
 #include "histogram/histogram_internal.h"
+#include "stream/stream_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -282,6 +283,10 @@ cupat_status cupat_histogram_even(cupat_ctx *ctx, cupat_hist_sample sample, size
 {
     static const char fn[] = "cupat_histogram_even";
     hist_req r;
+    size_t xb, es = hist_sample_size(sample);
+    if (es && !__builtin_mul_overflow(n, es, &xb) && cupat__stream_wanted(ctx, 1, &x, &xb))
+        return cupat__stream_hist(ctx, fn, sample, n, es, x, bins, lower, upper, NULL, count_type,
+                                  counts, flags);
     CUPAT_TRY(check_common(ctx, fn, sample, 1, n, x, bins, count_type, counts, flags, &r));
     CUPAT_TRY(even_params(ctx, fn, lower, upper, &r));
     return run(ctx, &r);
@@ -294,6 +299,10 @@ cupat_status cupat_histogram_range(cupat_ctx *ctx, cupat_hist_sample sample, siz
     static const char fn[] = "cupat_histogram_range";
     hist_req r;
     void *keys = NULL;
+    size_t xb, es = hist_sample_size(sample);
+    if (es && boundaries && !__builtin_mul_overflow(n, es, &xb) && cupat__stream_wanted(ctx, 1, &x, &xb))
+        return cupat__stream_hist(ctx, fn, sample, n, es, x, bins, 0.0, 0.0, boundaries, count_type,
+                                  counts, flags);
     CUPAT_TRY(check_common(ctx, fn, sample, 1, n, x, bins, count_type, counts, flags, &r));
     CUPAT_TRY(check_bounds(ctx, fn, boundaries, bins));
     /* Boundaries that are exactly an even grid run as the even rule (a

@@ -2,6 +2,7 @@
  * "dot" ladders (registry descriptors), and dispatch to the backends. */
 #include "internal.h"
 #include "reduce_priv.h"
+#include "stream/stream_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -198,6 +199,11 @@ static cupat_status reduce_entry(cupat_ctx *ctx, const char *fn, int dot, cupat_
                            "%s: op = %d is not a cupat_op (CUPAT_OP_SUM .. CUPAT_OP_ARGMAX)",
                            fn, (int)op);
     if (!result) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: result is NULL", fn);
+    /* pinned host (or large managed) data: streamed in chunks (src/stream) */
+    size_t xb;
+    if (!__builtin_mul_overflow(n, cupat_type_size(type), &xb) &&
+        cupat__stream_wanted(ctx, 2, (const void *const[]){x, y}, (const size_t[]){xb, dot ? xb : 0}))
+        return cupat__stream_reduce(ctx, fn, dot, type, op, n, x, y, result, out_host);
     CUPAT_TRY(check_input(ctx, fn, "x", x, n, type));
     if (dot) CUPAT_TRY(check_input(ctx, fn, "y", y, n, type));
 
