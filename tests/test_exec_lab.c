@@ -210,7 +210,7 @@ static void check_warps(cupat_ctx *ctx)
         CHECK(bad == 0, "warp map %d x %d x %d: %d threads off the row-major rule", shapes[i][0], shapes[i][1],
               shapes[i][2], bad);
     }
-    const unsigned blocks = 3u * (unsigned)(ctx->sm_count > 0 ? ctx->sm_count : 1);
+    const unsigned blocks = 500; /* several waves on any GPU of today */
     lab_exec_place pl = {0};
     pl.smid = malloc(blocks * sizeof *pl.smid);
     pl.ticket = malloc(blocks * sizeof *pl.ticket);

@@ -288,16 +288,18 @@ cupat_status cupat__lab_exec_occ_active(cupat_ctx *ctx, int k, int threads, int 
 /* d_in: n floats; d_out: n floats (the cliff kernel: one a thread) */
 cupat_status cupat__lab_exec_occ_run(cupat_ctx *ctx, int k, int threads, unsigned blocks, const float *d_in,
                                      float *d_out, size_t n, int reps, float *times);
-/* exec_cdp.cu (relocatable device code, its own library) */
-cupat_status cupat__lab_exec_cdp_hello(cupat_ctx *ctx, int blocks, int threads, int print, int *d_counts);
-cupat_status cupat__lab_exec_cdp_depth(cupat_ctx *ctx, int depth, int *d_state);
-cupat_status cupat__lab_exec_cdp_pending(cupat_ctx *ctx, size_t limit, unsigned parents, unsigned spin_ns,
-                                         unsigned *d_state, size_t *limit_read);
+/* exec_cdp.cu: relocatable device code in its own shared library, plain
+ * CUDA (no libcupat): each returns a cudaError_t (0: success) and names the
+ * failing call in *what; stream is a cudaStream_t. */
+int lab_exec_cdp_k_hello(void *stream, int blocks, int threads, int print, int *d_counts, const char **what);
+int lab_exec_cdp_k_depth(void *stream, int depth, int *d_state, const char **what);
+int lab_exec_cdp_k_pending(void *stream, size_t limit, unsigned parents, unsigned spin_ns, unsigned *d_state,
+                           size_t *limit_read, const char **what);
 /* raise the pending-launch limit to 32768 (kept) before the CDP runs */
-cupat_status cupat__lab_exec_mandel_prepare(cupat_ctx *ctx);
+int lab_exec_cdp_k_mandel_prepare(const char **what);
 /* one image; CDP: d_state[0] child grids launched, d_state[1] a failed launch */
-cupat_status cupat__lab_exec_mandel_launch(cupat_ctx *ctx, int method, const lab_exec_mandel_geom *g, int *d_dwell,
-                                           unsigned *d_state);
+int lab_exec_cdp_k_mandel(void *stream, int method, const lab_exec_mandel_geom *g, int *d_dwell, unsigned *d_state,
+                          const char **what);
 /* timing helper shared by the .cu files: reps + 1 launches of fn(arg), the
  * first untimed; times[r] the ms of launch r + 1. */
 typedef cupat_status (*lab_exec_launch_fn)(cupat_ctx *ctx, void *arg);

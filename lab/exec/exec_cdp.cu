@@ -4,8 +4,13 @@
 // Mariani-Silver subdivision against the flat kernel.
 //
 // Relocatable device code: lab/CMakeLists.txt builds lab/*/*_cdp.cu into its
-// own static library with CUDA_SEPARABLE_COMPILATION and device-links it
-// with cudadevrt there, so nothing else in the lab is compiled with -rdc.
+// own shared library (libcupat_lab_cdp.so) with CUDA_SEPARABLE_COMPILATION,
+// device-linked with cudadevrt there, so nothing else in the lab is compiled
+// with -rdc. Shared, not static: libcupat.a already carries a device link
+// with cudadevrt (src/*/*_cdp.cu), and one program can hold only one such
+// link; the shared library keeps its own (symbols hidden, bound locally).
+// So this file uses plain CUDA only, no libcupat: every entry point returns
+// a cudaError_t and names the failing call in *what.
 //
 // CUDA 12+ has only CDP2: no cudaDeviceSynchronize() in device code. None of
 // these parents needs a child's result, so every child goes to the
@@ -16,9 +21,26 @@
 #include "exec/exec.h"
 #include "exec/exec_work.h"
 
-#include "internal.h"
-
 #include <cstdio>
+#include <cuda_runtime.h>
+
+#define CDP_API extern "C" __attribute__((visibility("default")))
+#define CDP_TRY(call)                                                                                                  \
+    do {                                                                                                               \
+        const cudaError_t e_ = (call);                                                                                 \
+        if (e_ != cudaSuccess) {                                                                                       \
+            *what = #call;                                                                                             \
+            return (int)e_;                                                                                            \
+        }                                                                                                              \
+    } while (0)
+#define CDP_LAUNCHED(name)                                                                                             \
+    do {                                                                                                               \
+        const cudaError_t e_ = cudaGetLastError();                                                                     \
+        if (e_ != cudaSuccess) {                                                                                       \
+            *what = name;                                                                                              \
+            return (int)e_;                                                                                            \
+        }                                                                                                              \
+    } while (0)
 
 namespace {
 
@@ -143,75 +165,86 @@ __global__ void __launch_bounds__(MS_THREADS) k_mandel_ms(int *dwell, lab_exec_m
 
 } // namespace
 
-extern "C" cupat_status cupat__lab_exec_cdp_hello(cupat_ctx *ctx, int blocks, int threads, int print, int *d_counts)
+CDP_API int lab_exec_cdp_k_hello(void *stream, int blocks, int threads, int print, int *d_counts, const char **what)
 {
-    CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(d_counts, 0, sizeof(int) * (LAB_CDP_MAX_DEPTH + 1), ctx->stream));
-    k_hello<<<blocks, threads, 0, ctx->stream>>>(threads, 0, print, d_counts);
-    CUPAT_TRY(cupat__launched(ctx, "k_hello"));
-    return cupat__cuda(ctx, cudaStreamSynchronize(ctx->stream), "cudaStreamSynchronize (nested hello)");
+    const cudaStream_t st = (cudaStream_t)stream;
+    CDP_TRY(cudaMemsetAsync(d_counts, 0, sizeof(int) * (LAB_CDP_MAX_DEPTH + 1), st));
+    k_hello<<<blocks, threads, 0, st>>>(threads, 0, print, d_counts);
+    CDP_LAUNCHED("k_hello");
+    CDP_TRY(cudaStreamSynchronize(st));
+    return 0;
 }
 
-extern "C" cupat_status cupat__lab_exec_cdp_depth(cupat_ctx *ctx, int depth, int *d_state)
+CDP_API int lab_exec_cdp_k_depth(void *stream, int depth, int *d_state, const char **what)
 {
+    const cudaStream_t st = (cudaStream_t)stream;
     const int init[2] = {-1, 0};
-    CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(d_state, init, sizeof init, cudaMemcpyHostToDevice, ctx->stream));
-    k_depth<<<1, 1, 0, ctx->stream>>>(0, depth, d_state);
-    CUPAT_TRY(cupat__launched(ctx, "k_depth"));
+    CDP_TRY(cudaMemcpyAsync(d_state, init, sizeof init, cudaMemcpyHostToDevice, st));
+    k_depth<<<1, 1, 0, st>>>(0, depth, d_state);
+    CDP_LAUNCHED("k_depth");
     // A launch past the limit may also surface here, as the grid's error.
-    const cudaError_t e = cudaStreamSynchronize(ctx->stream);
+    const cudaError_t e = cudaStreamSynchronize(st);
     if (e != cudaSuccess) {
         cudaGetLastError();
-        int st[2];
-        if (cudaMemcpy(st, d_state, sizeof st, cudaMemcpyDeviceToHost) == cudaSuccess && st[1] == 0) {
-            st[1] = (int)e;
-            cudaMemcpy(d_state, st, sizeof st, cudaMemcpyHostToDevice);
+        int s[2];
+        if (cudaMemcpy(s, d_state, sizeof s, cudaMemcpyDeviceToHost) == cudaSuccess && s[1] == 0) {
+            s[1] = (int)e;
+            cudaMemcpy(d_state, s, sizeof s, cudaMemcpyHostToDevice);
         }
     }
-    return CUPAT_SUCCESS;
+    return 0;
 }
 
-extern "C" cupat_status cupat__lab_exec_cdp_pending(cupat_ctx *ctx, size_t limit, unsigned parents, unsigned spin_ns,
-                                                    unsigned *d_state, size_t *limit_read)
+CDP_API int lab_exec_cdp_k_pending(void *stream, size_t limit, unsigned parents, unsigned spin_ns, unsigned *d_state,
+                                   size_t *limit_read, const char **what)
 {
+    const cudaStream_t st = (cudaStream_t)stream;
     size_t old = 0;
-    CUPAT_CUDA_TRY(ctx, cudaDeviceGetLimit(&old, cudaLimitDevRuntimePendingLaunchCount));
-    if (limit) CUPAT_CUDA_TRY(ctx, cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, limit));
-    cupat_status s = cupat__cuda(ctx, cudaDeviceGetLimit(limit_read, cudaLimitDevRuntimePendingLaunchCount),
-                                 "cudaDeviceGetLimit");
-    if (!s) s = cupat__cuda(ctx, cudaMemsetAsync(d_state, 0, 5 * sizeof(unsigned), ctx->stream), "cudaMemsetAsync");
-    if (!s) {
-        k_pend_parent<<<parents, 128, 0, ctx->stream>>>(spin_ns, d_state);
-        s = cupat__launched(ctx, "k_pend_parent");
+    CDP_TRY(cudaDeviceGetLimit(&old, cudaLimitDevRuntimePendingLaunchCount));
+    if (limit) CDP_TRY(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, limit));
+    int r = 0;
+    cudaError_t e = cudaDeviceGetLimit(limit_read, cudaLimitDevRuntimePendingLaunchCount);
+    if (e) *what = "cudaDeviceGetLimit";
+    if (!e && (e = cudaMemsetAsync(d_state, 0, 5 * sizeof(unsigned), st))) *what = "cudaMemsetAsync";
+    if (!e) {
+        k_pend_parent<<<parents, 128, 0, st>>>(spin_ns, d_state);
+        if ((e = cudaGetLastError())) *what = "k_pend_parent";
     }
-    if (!s) s = cupat__cuda(ctx, cudaStreamSynchronize(ctx->stream), "cudaStreamSynchronize (pending launches)");
+    if (!e && (e = cudaStreamSynchronize(st))) *what = "cudaStreamSynchronize (pending launches)";
+    r = (int)e;
     if (limit) {
-        const cupat_status r = cupat__cuda(ctx, cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, old),
-                                           "cudaDeviceSetLimit (restore)");
-        if (!s) s = r;
+        const cudaError_t e2 = cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, old);
+        if (!r && e2) {
+            *what = "cudaDeviceSetLimit (restore)";
+            r = (int)e2;
+        }
     }
-    return s;
+    return r;
 }
 
-extern "C" cupat_status cupat__lab_exec_mandel_prepare(cupat_ctx *ctx)
+CDP_API int lab_exec_cdp_k_mandel_prepare(const char **what)
 {
     // Every square of a level may split at once: room for that many pending
     // child grids (the default is 2,048).
     size_t cur = 0;
-    CUPAT_CUDA_TRY(ctx, cudaDeviceGetLimit(&cur, cudaLimitDevRuntimePendingLaunchCount));
-    if (cur < 32768) CUPAT_CUDA_TRY(ctx, cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 32768));
-    return CUPAT_SUCCESS;
+    CDP_TRY(cudaDeviceGetLimit(&cur, cudaLimitDevRuntimePendingLaunchCount));
+    if (cur < 32768) CDP_TRY(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 32768));
+    return 0;
 }
 
-extern "C" cupat_status cupat__lab_exec_mandel_launch(cupat_ctx *ctx, int method, const lab_exec_mandel_geom *g,
-                                                      int *d_dwell, unsigned *d_state)
+CDP_API int lab_exec_cdp_k_mandel(void *stream, int method, const lab_exec_mandel_geom *g, int *d_dwell,
+                                  unsigned *d_state, const char **what)
 {
+    const cudaStream_t st = (cudaStream_t)stream;
     const int S = g->size;
     if (method == LAB_MANDEL_FLAT) {
-        k_mandel_flat<<<dim3((S + 15) / 16, (S + 15) / 16), dim3(16, 16), 0, ctx->stream>>>(d_dwell, *g);
-        return cupat__launched(ctx, "k_mandel_flat");
+        k_mandel_flat<<<dim3((S + 15) / 16, (S + 15) / 16), dim3(16, 16), 0, st>>>(d_dwell, *g);
+        CDP_LAUNCHED("k_mandel_flat");
+        return 0;
     }
-    CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(d_state, 0, 2 * sizeof(unsigned), ctx->stream));
-    k_mandel_ms<<<dim3(LAB_MS_INIT_SUBDIV, LAB_MS_INIT_SUBDIV), MS_THREADS, 0, ctx->stream>>>(
-        d_dwell, *g, 0, 0, S / LAB_MS_INIT_SUBDIV, 0, d_state);
-    return cupat__launched(ctx, "k_mandel_ms");
+    CDP_TRY(cudaMemsetAsync(d_state, 0, 2 * sizeof(unsigned), st));
+    k_mandel_ms<<<dim3(LAB_MS_INIT_SUBDIV, LAB_MS_INIT_SUBDIV), MS_THREADS, 0, st>>>(d_dwell, *g, 0, 0,
+                                                                                     S / LAB_MS_INIT_SUBDIV, 0, d_state);
+    CDP_LAUNCHED("k_mandel_ms");
+    return 0;
 }

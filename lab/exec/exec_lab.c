@@ -796,6 +796,12 @@ cupat_status lab_exec_gemm_rung(cupat_ctx *ctx, const char *rung, size_t m, size
 
 /* --------------------------------------------------- dynamic parallelism -- */
 
+/* A call into libcupat_lab_cdp as a status. */
+static cupat_status cdp(cupat_ctx *ctx, int err, const char *what)
+{
+    return cupat__cuda(ctx, (cudaError_t)err, what ? what : "lab exec: dynamic parallelism");
+}
+
 void lab_exec_cdp_hello_expected(int blocks, int threads, int *counts)
 {
     for (int d = 0; d < LAB_CDP_MAX_DEPTH; d++) counts[d] = 0;
@@ -813,7 +819,8 @@ cupat_status lab_exec_cdp_hello(cupat_ctx *ctx, int blocks, int threads, int pri
     int *d = NULL, h[LAB_CDP_MAX_DEPTH + 1];
     fflush(stdout); /* the device's printf lines come after ours */
     cupat_status s = cupat_malloc(ctx, (void **)&d, sizeof h);
-    if (!s) s = cupat__lab_exec_cdp_hello(ctx, blocks, threads, print, d);
+    const char *what = NULL;
+    if (!s) s = cdp(ctx, lab_exec_cdp_k_hello(ctx->stream, blocks, threads, print, d, &what), what);
     if (!s) s = cupat_memcpy(ctx, h, d, sizeof h);
     if (!s) s = cupat_sync(ctx);
     if (!s && h[LAB_CDP_MAX_DEPTH])
@@ -832,7 +839,8 @@ cupat_status lab_exec_cdp_depth(cupat_ctx *ctx, int depth, int *reached, int *er
     CUPAT_TRY(need_cuda(ctx));
     int *d = NULL, h[2] = {-1, 0};
     cupat_status s = cupat_malloc(ctx, (void **)&d, sizeof h);
-    if (!s) s = cupat__lab_exec_cdp_depth(ctx, depth, d);
+    const char *what = NULL;
+    if (!s) s = cdp(ctx, lab_exec_cdp_k_depth(ctx->stream, depth, d, &what), what);
     if (!s) s = cupat_memcpy(ctx, h, d, sizeof h);
     if (!s) s = cupat_sync(ctx);
     if (!s) {
@@ -856,7 +864,8 @@ cupat_status lab_exec_cdp_pending(cupat_ctx *ctx, size_t limit, unsigned parents
     out->limit_set = limit;
     unsigned *d = NULL, h[5];
     cupat_status s = cupat_malloc(ctx, (void **)&d, sizeof h);
-    if (!s) s = cupat__lab_exec_cdp_pending(ctx, limit, parents, spin_ns, d, &out->limit_read);
+    const char *what = NULL;
+    if (!s) s = cdp(ctx, lab_exec_cdp_k_pending(ctx->stream, limit, parents, spin_ns, d, &out->limit_read, &what), what);
     if (!s) s = cupat_memcpy(ctx, h, d, sizeof h);
     if (!s) s = cupat_sync(ctx);
     if (!s) {
@@ -931,7 +940,8 @@ typedef struct mandel_args {
 static cupat_status mandel_launch(cupat_ctx *ctx, void *p)
 {
     const mandel_args *a = p;
-    return cupat__lab_exec_mandel_launch(ctx, a->method, &a->g, a->dwell, a->st);
+    const char *what = NULL;
+    return cdp(ctx, lab_exec_cdp_k_mandel(ctx->stream, a->method, &a->g, a->dwell, a->st, &what), what);
 }
 
 cupat_status lab_exec_mandel(cupat_ctx *ctx, int method, int size, int max_dwell, int reps, int *dwell, double *ms,
@@ -956,7 +966,8 @@ cupat_status lab_exec_mandel(cupat_ctx *ctx, int method, int size, int max_dwell
         a.st = (unsigned *)(a.dwell + px);
         s = cupat_memset(ctx, a.dwell, 0xff, px * sizeof(int) + sizeof st); /* -1: unwritten */
     }
-    if (!s && method == LAB_MANDEL_CDP) s = cupat__lab_exec_mandel_prepare(ctx);
+    const char *what = NULL;
+    if (!s && method == LAB_MANDEL_CDP) s = cdp(ctx, lab_exec_cdp_k_mandel_prepare(&what), what);
     if (!s) s = cupat__lab_exec_time(ctx, reps, mandel_launch, &a, t);
     if (!s) s = cupat_memcpy(ctx, dwell, a.dwell, px * sizeof(int));
     if (!s) s = cupat_memcpy(ctx, st, a.st, sizeof st);

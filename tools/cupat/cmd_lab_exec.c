@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include "exec/exec.h"
+#include "exec/exec_work.h"
 #include "exec/occupancy.h"
 #include "internal.h"
 
@@ -369,6 +370,21 @@ static int exp_sync(run *R)
 
 /* ----------------------------------------------------------- latency -- */
 
+static void latency_row(run *R, const char *what, const char *fp, size_t bytes, int steps, const lab_exec_latency *l,
+                        const char *book)
+{
+    printf("  %-24s %10s %7d %10.1f %8.1f  %-46s %s\n", what, fp, steps, l->cycles, l->ns, book, check_word(l->ok));
+    j_row(&R->J);
+    j_str(&R->J, "memory", what);
+    j_num(&R->J, "bytes", (double)bytes);
+    j_num(&R->J, "links", steps);
+    j_num(&R->J, "cycles", l->cycles);
+    j_num(&R->J, "ns", l->ns);
+    j_str(&R->J, "book", book);
+    row_check(R, l->ok, l->msg);
+    j_end_row(&R->J);
+}
+
 static int exp_latency(run *R)
 {
     static const struct {
@@ -394,30 +410,13 @@ static int exp_latency(run *R)
         if (lab_exec_chase(R->ctx, rows[i].where, rows[i].bytes, rows[i].steps, &l)) return failed(R, "latency");
         char fp[32];
         cli_bytes(fp, sizeof fp, (double)rows[i].bytes);
-        printf("  %-24s %10s %7d %10.1f %8.1f  %-46s %s\n", lab_exec_lat_name(rows[i].where), fp, rows[i].steps,
-               l.cycles, l.ns, rows[i].book, check_word(l.ok));
         if (rows[i].where == LAB_LAT_DRAM) R->dram_ns = l.ns;
-        j_row(&R->J);
-        j_str(&R->J, "memory", lab_exec_lat_name(rows[i].where));
-        j_num(&R->J, "bytes", (double)rows[i].bytes);
-        j_num(&R->J, "cycles", l.cycles);
-        j_num(&R->J, "ns", l.ns);
-        j_str(&R->J, "book", rows[i].book);
-        row_check(R, l.ok, l.msg);
-        j_end_row(&R->J);
+        latency_row(R, lab_exec_lat_name(rows[i].where), fp, rows[i].bytes, rows[i].steps, &l, rows[i].book);
     }
     lab_exec_latency f;
     if (lab_exec_fma_latency(R->ctx, 65536, &f)) return failed(R, "latency");
     R->fma_cycles = f.cycles;
-    printf("  %-24s %10s %7d %10.2f %8.2f  %-46s %s\n", "dependent FMA", "-", 65536, f.cycles, f.ns,
-           "10-20 (PCCP 3.2); 4 (Guide 7.x; lecture)", check_word(f.ok));
-    j_row(&R->J);
-    j_str(&R->J, "memory", "dependent FMA");
-    j_num(&R->J, "cycles", f.cycles);
-    j_num(&R->J, "ns", f.ns);
-    j_str(&R->J, "book", "arithmetic 10-20 cycles (PCCP 3.2); 4 cycles cc 7.x (Guide 8.2.3); 4 (lecture)");
-    row_check(R, f.ok, f.msg);
-    j_end_row(&R->J);
+    latency_row(R, "dependent FMA", "-", 0, 65536, &f, "10-20 (PCCP 3.2); 4 (Guide, cc 7.x; lecture)");
     j_end_exp(&R->J);
     printf("\n");
     return 0;
