@@ -127,7 +127,7 @@ static void usage(FILE *f)
             "  -h, --help    this text\n"
             "\n"
             "The other labs: 'cupat lab warp --help', 'cupat lab atomics --help',\n"
-            "'cupat lab streams --help'.\n");
+            "'cupat lab streams --help', 'cupat lab exec --help'.\n");
 }
 
 /* ------------------------------------------------------------- ncu pass -- */
@@ -828,6 +828,7 @@ int cmd_lab(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "warp")) return cmd_lab_warp(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "atomics")) return cmd_lab_atomics(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "streams")) return cmd_lab_streams(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "exec")) return cmd_lab_exec(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -868,7 +869,7 @@ int cmd_lab(int argc, char **argv)
         } else return cli_unknown(CMD, argv[i]);
     }
     if (!sub) {
-        fprintf(stderr, "%s: which lab? ('cupat lab access', 'cupat lab warp', 'cupat lab atomics' or 'cupat lab streams'; try '%s "
+        fprintf(stderr, "%s: which lab? ('cupat lab access', 'warp', 'atomics', 'streams' or 'exec'; try '%s "
                         "--help')\n",
                 CMD, CMD);
         return 2;

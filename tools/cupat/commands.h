@@ -15,6 +15,7 @@ int cmd_lab(int argc, char **argv);       /* experiments: cupat lab access      
 int cmd_lab_warp(int argc, char **argv);  /* cupat lab warp (argv[0] = "warp")    */
 int cmd_lab_atomics(int argc, char **argv); /* cupat lab atomics                 */
 int cmd_lab_streams(int argc, char **argv); /* cupat lab streams                 */
+int cmd_lab_exec(int argc, char **argv);  /* cupat lab exec (execution model)   */
 int cmd_hist(int argc, char **argv);      /* histogram of an image file          */
 int cmd_occupancy(int argc, char **argv); /* occupancy calculator, book examples  */
 int cmd_report(int argc, char **argv);    /* charts of bench JSON (matplotlib)  */
