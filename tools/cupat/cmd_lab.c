@@ -126,7 +126,7 @@ static void usage(FILE *f)
             "  --device N    CUDA device (the lab needs the CUDA backend)\n"
             "  -h, --help    this text\n"
             "\n"
-            "The other labs: 'cupat lab warp --help', 'cupat lab atomics --help'.\n");
+            "The other labs: 'cupat lab warp|atomics|float|errors|memory --help'.\n");
 }
 
 /* ------------------------------------------------------------- ncu pass -- */
@@ -826,6 +826,9 @@ int cmd_lab(int argc, char **argv)
     /* Topics with a command of their own. */
     if (argc > 1 && !strcmp(argv[1], "warp")) return cmd_lab_warp(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "atomics")) return cmd_lab_atomics(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "float")) return cmd_lab_float(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "errors")) return cmd_lab_errors(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "memory")) return cmd_lab_memory(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -866,7 +869,8 @@ int cmd_lab(int argc, char **argv)
         } else return cli_unknown(CMD, argv[i]);
     }
     if (!sub) {
-        fprintf(stderr, "%s: which lab? ('cupat lab access', 'cupat lab warp' or 'cupat lab atomics'; try '%s "
+        fprintf(stderr, "%s: which lab? ('cupat lab access', 'cupat lab warp', 'cupat lab atomics', 'cupat lab float', "
+                        "'cupat lab errors' or 'cupat lab memory'; try '%s "
                         "--help')\n",
                 CMD, CMD);
         return 2;
