@@ -261,6 +261,7 @@ cupat_status exp_align(Run &X)
     if (!host) return cupat__fail(X.ctx, CUPAT_ERROR_OUT_OF_MEMORY, "lab memory: out of host memory");
     cupat_status s = cupat__cuda(X.ctx, b.alloc(&buf, n * 16), "cudaMalloc");
     if (!s) s = cupat__cuda(X.ctx, b.alloc((void **)&out, n * 4), "cudaMalloc");
+    if (!s) s = cupat__cuda(X.ctx, cudaMemset(buf, 0, n * 16), "cudaMemset"); // padding and float4.w defined
     if (!s) s = align_row<S3>(X, "struct {float x, y, z}", buf, out, host, n);
     if (!s) s = align_row<S3A>(X, "__align__(16) struct {float x, y, z}", buf, out, host, n);
     if (!s) s = align_row<float4>(X, "float4", buf, out, host, n);
@@ -1037,7 +1038,6 @@ cupat_status exp_um(Run &X)
     int dev = 0;
     cudaGetDevice(&dev);
     const cudaMemLocation here = {cudaMemLocationTypeDevice, dev};
-    const cudaMemLocation host = {cudaMemLocationTypeHost, 0};
     cupat_status s = cupat__cuda(X.ctx, b.alloc((void **)&dsum, 4), "cudaMalloc");
     const unsigned expect = (unsigned)n * 0x01010101u;
     // Rows: 0 on fault, 1 prefetched, 2 read-mostly after a host write, 3 resident.
@@ -1045,10 +1045,16 @@ cupat_status exp_um(Run &X)
                                          "cudaMemAdviseSetReadMostly, host-written", "resident on the device"};
     for (int k = 0; k < 4 && !s; k++) {
         if (k == 2) s = cupat__cuda(X.ctx, cudaMemAdvise(m, bytes, cudaMemAdviseSetReadMostly, here), "cudaMemAdvise");
+        if (k == 3 && !s) { // resident: moved over once, outside the timing
+            s = cupat__cuda(X.ctx, cudaMemAdvise(m, bytes, cudaMemAdviseUnsetReadMostly, here), "cudaMemAdvise");
+            memset(m, 1, bytes);
+            if (!s) s = cupat__cuda(X.ctx, cudaMemPrefetchAsync(m, bytes, here, 0, X.s), "cudaMemPrefetchAsync");
+            if (!s) s = cupat__cuda(X.ctx, cudaStreamSynchronize(X.s), "cudaStreamSynchronize");
+        }
         lab_mem_row *r = add(X, "%s", names[k]);
         double prefetch_ms = 0;
         for (int rep = 0; rep < X.reps && !s; rep++) {
-            if (k != 3 || rep == 0) memset(m, 1, bytes); // the CPU writes: the pages move to the host
+            if (k != 3) memset(m, 1, bytes); // the CPU writes: the pages move to the host
             cudaEvent_t e0, e1, e2;
             s = cupat__cuda(X.ctx, cudaEventCreate(&e0), "cudaEventCreate");
             if (s) break;
@@ -1082,8 +1088,6 @@ cupat_status exp_um(Run &X)
             snprintf(r->note + strlen(r->note), sizeof r->note - strlen(r->note), "; the prefetch took %.3f ms more",
                      prefetch_ms / X.reps);
     }
-    if (!s) s = cupat__cuda(X.ctx, cudaMemAdvise(m, bytes, cudaMemAdviseUnsetReadMostly, here), "cudaMemAdvise");
-    (void)host;
     cudaFree(m);
     return s;
 }
