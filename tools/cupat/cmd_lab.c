@@ -126,8 +126,7 @@ static void usage(FILE *f)
             "  --device N    CUDA device (the lab needs the CUDA backend)\n"
             "  -h, --help    this text\n"
             "\n"
-            "The other labs: 'cupat lab warp --help', 'cupat lab atomics --help',\n"
-            "'cupat lab streams --help', 'cupat lab exec --help'.\n");
+            "The other labs: 'cupat lab warp|atomics|float|errors|memory|streams|exec --help'.\n");
 }
 
 /* ------------------------------------------------------------- ncu pass -- */
@@ -829,6 +828,9 @@ int cmd_lab(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "atomics")) return cmd_lab_atomics(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "streams")) return cmd_lab_streams(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "exec")) return cmd_lab_exec(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "float")) return cmd_lab_float(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "errors")) return cmd_lab_errors(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "memory")) return cmd_lab_memory(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -869,7 +871,8 @@ int cmd_lab(int argc, char **argv)
         } else return cli_unknown(CMD, argv[i]);
     }
     if (!sub) {
-        fprintf(stderr, "%s: which lab? ('cupat lab access', 'warp', 'atomics', 'streams' or 'exec'; try '%s "
+        fprintf(stderr, "%s: which lab? ('cupat lab access', 'warp', 'atomics', 'float', 'errors', 'memory', "
+                        "'streams' or 'exec'; try '%s "
                         "--help')\n",
                 CMD, CMD);
         return 2;

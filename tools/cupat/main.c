@@ -18,6 +18,9 @@ static const command commands[] = {
     {"bench", cmd_bench, "run a pattern's ladder: time, GB/s, % of ceiling, vs the vendor"},
     {"lab", cmd_lab, "experiments: 'lab access' (coalescing, AoS/SoA, banks, host memory), "
                      "'lab warp' (shuffles, votes), 'lab atomics' (races, custom atomics, contention), "
+                     "'lab float' (IEEE 754, rounding, intrinsics), 'lab errors' (classic bugs), "
+                     "'lab memory' (caches, symbols, pitch, fences, unified memory), "
+                     "'lab streams' (overlap, false dependencies, priorities, events, graphs), "
                      "'lab exec' (divergence, latency, occupancy, register cliffs, CDP)"},
     {"occupancy", cmd_occupancy,
      "blocks an SM by threads, registers, shared memory; the cliffs; the books' examples"},

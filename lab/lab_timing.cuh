@@ -1,0 +1,64 @@
+// lab_timing.cuh — what the GPU labs share (float, errors, memory): the launch timer,
+// `reps` + 1 launches of a callable, the first untimed, each timed with a
+// pair of CUDA events on ctx's stream; the median; the device buffers of a run.
+#pragma once
+
+#include "internal.h"
+
+#include <stdlib.h>
+
+namespace cupat_lab {
+
+// times[r] = the ms of launch r + 1. `launch` returns a cupat_status.
+template <class Launch> cupat_status timed(cupat_ctx *ctx, int reps, float *times, Launch launch)
+{
+    cudaEvent_t *ev = (cudaEvent_t *)calloc(2 * (size_t)reps, sizeof *ev);
+    if (!ev) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "lab: out of host memory");
+    cupat_status s = CUPAT_SUCCESS;
+    int made = 0;
+    for (; made < 2 * reps && !s; made++) s = cupat__cuda(ctx, cudaEventCreate(&ev[made]), "cudaEventCreate");
+    if (s) made--;
+    for (int r = 0; r <= reps && !s; r++) {
+        if (r) s = cupat__cuda(ctx, cudaEventRecord(ev[2 * (r - 1)], ctx->stream), "cudaEventRecord");
+        if (!s) s = launch();
+        if (!s && r) s = cupat__cuda(ctx, cudaEventRecord(ev[2 * (r - 1) + 1], ctx->stream), "cudaEventRecord");
+    }
+    if (!s) s = cupat__cuda(ctx, cudaStreamSynchronize(ctx->stream), "cudaStreamSynchronize");
+    for (int r = 0; r < reps && !s; r++)
+        s = cupat__cuda(ctx, cudaEventElapsedTime(&times[r], ev[2 * r], ev[2 * r + 1]), "cudaEventElapsedTime");
+    for (int i = 0; i < made; i++) cudaEventDestroy(ev[i]);
+    free(ev);
+    return s;
+}
+
+// The median of n floats (sorts them in place).
+inline double median(float *t, int n)
+{
+    for (int i = 1; i < n; i++) // insertion sort: n is a handful
+        for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
+            const float x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    return n % 2 ? t[n / 2] : 0.5 * ((double)t[n / 2 - 1] + t[n / 2]);
+}
+
+// Device buffers of one run, cudaMalloc'd at their exact sizes (so memcheck
+// and initcheck know the bounds) and freed together.
+struct Bufs {
+    void *p[8] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    int k = 0;
+    cudaError_t alloc(void **out, size_t bytes)
+    {
+        if (k == 8) return cudaErrorMemoryAllocation;
+        cudaError_t e = cudaMalloc(out, bytes);
+        if (e == cudaSuccess) p[k++] = *out;
+        return e;
+    }
+    ~Bufs()
+    {
+        for (int i = 0; i < k; i++) cudaFree(p[i]);
+    }
+};
+
+} // namespace cupat_lab

@@ -1,0 +1,107 @@
+/* memory_lab.c — the experiments of `cupat lab memory` as a table, their
+ * argument checks, and the host models (PMPP 6.2's DRAM arithmetic, Little's
+ * law, shared-memory bank wavefronts) that the tests check on the CPU. The
+ * kernels and their host halves are in memory.cu. */
+#include "memory/memory.h"
+
+#include "internal.h"
+
+#include <string.h>
+
+static const lab_mem_exp exps[LAB_MEM_NEXP] = {
+    [LAB_MEM_CACHE] = {"cache", "cached (ld.ca) vs uncached (ld.cg) loads: a re-read window, an offset-11 stream",
+                       "PCCP 4.1 GPU Caches, 4.3 Global Memory Reads (-dlcm=ca / cg)", "GB/s"},
+    [LAB_MEM_STRIDE] = {"stride", "out[i] = in[i x stride]: the useful GB/s as the stride grows",
+                        "lecture 10 bursts; Guide 8.3.2", "GB/s"},
+    [LAB_MEM_ALIGN] = {"align", "a 12-byte struct, the same __align__(16), float4", "Guide 8.3.2 Size and Alignment; lecture A",
+                       "GB/s"},
+    [LAB_MEM_PITCH] = {"pitch", "odd-width 2D rows: cudaMalloc vs cudaMallocPitch (+ Memcpy2D); cudaMalloc3D / Memcpy3D",
+                       "Guide 6.2.2, 8.3.2 Two-Dimensional Arrays", "GB/s"},
+    [LAB_MEM_SYMBOLS] = {"symbols", "__device__ float + cudaMemcpyTo/FromSymbol, GetSymbolAddress/Size; __managed__",
+                         "PCCP 4.1 Static Global Memory, 4.2 Unified Memory; Guide 6.2.2", "value"},
+    [LAB_MEM_UVA] = {"uva", "a mapped pinned pointer passed straight to a kernel (no cudaHostGetDevicePointer)",
+                     "PCCP 4.2 UVA", "GB/s"},
+    [LAB_MEM_TRANSFERS] = {"transfers", "4 MiB host to device as 1024 x 4 KiB, 64 x 64 KiB, 1 x 4 MiB (pinned)",
+                           "Guide 8.3.1", "GB/s"},
+    [LAB_MEM_INFLIGHT] = {"inflight", "bytes in flight (blocks x threads x loads) against read bandwidth",
+                          "PMPP 6.2 (Little's law)", "GB/s"},
+    [LAB_MEM_CARVEOUT] = {"carveout", "PreferredSharedMemoryCarveout 0 / 25 / 50 / 100 % against an L1-bound read",
+                          "PCCP 5.1; Guide 19.7.3", "GB/s"},
+    [LAB_MEM_BANKS] = {"banks", "shared-memory stride 1..33, broadcast, multicast, 8-byte words",
+                       "lecture 10 banks; lecture A; Guide 19.4.3", "Gload/s"},
+    [LAB_MEM_CONSTANT] = {"constant", "__constant__ reads: 1, 2, 8, 32 distinct addresses a warp", "PCCP 5.5", "Gload/s"},
+    [LAB_MEM_LOCAL] = {"local", "a per-thread array indexed at run time (local memory) vs unrolled (registers)",
+                       "PCCP 4.1 Local Memory; Guide 8.3.2", "GB/s"},
+    [LAB_MEM_TEXTURE] = {"texture", "tex1Dfetch vs plain loads; tex2D with linear filtering", "PCCP 4.1; Guide 5.3, 6.2.2",
+                         "GB/s"},
+    [LAB_MEM_FENCE] = {"fence", "message passing: data then flag; a reader seeing the flag but old data", "PCCP 5.1 (fences)",
+                       "violations"},
+    [LAB_MEM_VOLATILE] = {"volatile", "a flag another block sets, polled with a plain and a volatile load",
+                          "PCCP 5.1 Volatile Qualifier", "polls"},
+    [LAB_MEM_RESTRICT] = {"restrict", "the same kernel with and without __restrict__: registers and time",
+                          "Guide 10.2.6", "GB/s"},
+    [LAB_MEM_UM] = {"um", "managed memory read by a kernel: on fault, prefetched, read-mostly, resident",
+                    "PCCP 4.2 Unified Memory; Guide (unified memory)", "GB/s"},
+};
+
+const lab_mem_exp *lab_memory_exp(int e)
+{
+    return e >= 0 && e < LAB_MEM_NEXP ? &exps[e] : NULL;
+}
+
+int lab_memory_find(const char *name)
+{
+    for (int e = 0; name && e < LAB_MEM_NEXP; e++)
+        if (!strcmp(exps[e].name, name)) return e;
+    return -1;
+}
+
+cupat_status lab_memory_run(cupat_ctx *ctx, int e, int reps, lab_mem_row rows[LAB_MEM_MAX_ROWS], int *nrows)
+{
+    if (!ctx) return cupat__fail(NULL, CUPAT_ERROR_INVALID_VALUE, "lab memory: ctx is NULL");
+    if (e < 0 || e >= LAB_MEM_NEXP)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "lab memory: experiment = %d (0 to %d)", e, LAB_MEM_NEXP - 1);
+    if (reps < 1 || reps > 1000)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "lab memory: reps = %d (1 to 1000)", reps);
+    if (!rows || !nrows) return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "lab memory: %s is NULL", !rows ? "rows" : "nrows");
+    if (cupat_get_backend(ctx) != CUPAT_BACKEND_CUDA)
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "lab memory: the experiments need the CUDA backend");
+    memset(rows, 0, sizeof(lab_mem_row) * LAB_MEM_MAX_ROWS);
+    *nrows = 0;
+    return cupat__lab_mem_run(ctx, e, reps, rows, nrows);
+}
+
+/* ----------------------------------------------------- host models -- */
+
+double lab_memory_dram_gbs(int bus_bits, double clock_ghz, int per_clock)
+{
+    return bus_bits / 8.0 * clock_ghz * per_clock;
+}
+
+double lab_memory_channel_use(double ratio)
+{
+    return 1.0 / (1.0 + ratio);
+}
+
+double lab_memory_bytes_in_flight(double gbs, double latency_ns)
+{
+    return gbs * latency_ns; /* GB/s x ns = bytes */
+}
+
+int lab_memory_wavefronts(const uint32_t addr[32], int bytes)
+{
+    uint32_t words[32][64]; /* per bank: the distinct 4-byte word indexes */
+    int count[32] = {0}, most = 0;
+    const int nw = bytes >= 8 ? bytes / 4 : 1;
+    for (int l = 0; l < 32; l++) {
+        if (addr[l] == UINT32_MAX) continue;
+        for (int k = 0; k < nw; k++) {
+            const uint32_t w = addr[l] / 4 + (uint32_t)k, b = w % 32;
+            int seen = 0;
+            for (int i = 0; i < count[b] && !seen; i++) seen = words[b][i] == w;
+            if (!seen && count[b] < 64) words[b][count[b]++] = w;
+        }
+    }
+    for (int b = 0; b < 32; b++) most = count[b] > most ? count[b] : most;
+    return most;
+}
