@@ -3,8 +3,8 @@
  * tf32 -> f32, i8 -> i32, S x S x S, row-major, op N,N, alpha 1, beta 0.
  *
  * CUDA: every rung of the ladder at 4096^3 beside cublasGemmEx with the same
- * types (f16, bf16, tf32; not i8 yet). The tensor-core ceiling is still to
- * come. */
+ * types; the % column is of the measured f16 / bf16 tensor-core ceiling
+ * (bench/ceilings.c). */
 #include "harness.h"
 #include "internal.h"
 
@@ -60,15 +60,22 @@ static cupat_status tc_run(bench_run *run, void *p)
 /* cublasGemmEx with the same types (cuBLAS is column-major: row-major C = A B
  * is column-major C^T = B^T A^T, the same memory with the operands swapped):
  * f16 -> f32 and bf16 -> bf16 with CUBLAS_COMPUTE_32F, tf32 -> f32 with
- * CUBLAS_COMPUTE_32F_FAST_TF32. No i8 row yet (cuBLAS's int8 path has its own
- * layout rules; not tried). */
+ * CUBLAS_COMPUTE_32F_FAST_TF32, i8 -> i32 with CUBLAS_COMPUTE_32I (integer
+ * alpha and beta). */
 static cupat_status tc_cublas(bench_run *run, void *p)
 {
     tc_state *st = p;
     void *h;
     CUPAT_TRY(bench_cublas(run, &h));
     const float one = 1.0f, zero = 0.0f;
+    const int32_t ione = 1, izero = 0;
     const int s = (int)st->s;
+    if (st->in == CUPAT_GEMM_I8)
+        return bench_cublas_status(run,
+                                   cublasGemmEx((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &ione, st->B,
+                                                CUDA_R_8I, s, st->A, CUDA_R_8I, s, &izero, st->C, CUDA_R_32I, s,
+                                                CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
+                                   "cublasGemmEx");
     cudaDataType_t ab = st->in == CUPAT_GEMM_F16 ? CUDA_R_16F : st->in == CUPAT_GEMM_BF16 ? CUDA_R_16BF : CUDA_R_32F;
     cudaDataType_t c = st->out == CUPAT_GEMM_BF16 ? CUDA_R_16BF : st->out == CUPAT_GEMM_F16 ? CUDA_R_16F : CUDA_R_32F;
     cublasComputeType_t ct = st->in == CUPAT_GEMM_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -179,16 +186,18 @@ cupat_status bench_gemm_tc_cases(bench_run *run, const bench_size *size)
                  cupat_gemm_type_name(st.in), cupat_gemm_type_name(st.out));
         c.bytes = 2.0 * (double)s * (double)s * ein + (double)s * (double)s * eout;
         c.flops = 2.0 * (double)s * (double)s * (double)s;
-        c.bound = BENCH_BOUND_FP32;
+        c.bound = BENCH_BOUND_TENSOR;
         c.state = &st;
         c.prepare = tc_poison;
         c.run = tc_run;
         c.check = tc_check;
-        c.note = "the % column is of the FP32 ceiling (the tensor-core ceiling is not "
-                 "built yet)";
+        c.note = st.in == CUPAT_GEMM_TF32 || st.in == CUPAT_GEMM_I8
+                     ? "the % column is of the measured dense f16 / bf16 tensor rate (tf32 runs at half "
+                       "of it, i8 at twice, on the H100's data sheet)"
+                     : "the % column is of the measured dense bf16 tensor rate (cupat info)";
         const int gpu = run->backend == CUPAT_BACKEND_CUDA;
-        c.vendor_name = gpu && st.in != CUPAT_GEMM_I8 ? "cublasGemmEx" : NULL;
-        c.vendor = gpu && st.in != CUPAT_GEMM_I8 ? tc_cublas : NULL;
+        c.vendor_name = gpu ? "cublasGemmEx" : NULL;
+        c.vendor = gpu ? tc_cublas : NULL;
         cupat_status r = tc_setup(run, &st);
         if (!r) r = bench_run_case(run, &c);
         tc_free(run, &st);

@@ -13,6 +13,8 @@ typedef struct bench_ceilings {
     double copy_gbs;    /* device-to-device copy, bytes read + written per second / 1e9 */
     double read_gbs;    /* read-only streaming kernel, bytes read per second / 1e9      */
     double fp32_gflops; /* FP32 FMA rate, 2 flops per FMA, / 1e9                        */
+    double tc_f16_gflops;  /* dense f16 tensor-core rate (wgmma, f32 accumulation), / 1e9;  */
+    double tc_bf16_gflops; /* likewise bf16; both 0 where not measured (no sm_90a device)  */
     size_t copy_bytes;  /* size of the buffers the figures were measured on             */
     const char *method; /* how each figure was taken ("median of 8 calls"), static      */
 } bench_ceilings;

@@ -530,8 +530,9 @@ void bench_table_end(bench_run *run, bench_table *t)
         r->gflops = r->kind == BENCH_ROW_REFERENCE ? 0 : t->flops / r->ms / 1e6;
         double ceil_v = t->bound == BENCH_BOUND_COPY   ? c->copy_gbs
                         : t->bound == BENCH_BOUND_READ ? c->read_gbs
+                        : t->bound == BENCH_BOUND_TENSOR && c->tc_bf16_gflops > 0 ? c->tc_bf16_gflops
                                                        : c->fp32_gflops;
-        double got = t->bound == BENCH_BOUND_FP32 ? r->gflops : r->gbs;
+        double got = t->bound == BENCH_BOUND_FP32 || t->bound == BENCH_BOUND_TENSOR ? r->gflops : r->gbs;
         r->pct = ceil_v > 0 ? 100.0 * got / ceil_v : 0;
         if (r->kind == BENCH_ROW_RUNG) {
             if (prev > 0) r->speedup = prev / r->ms;

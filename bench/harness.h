@@ -35,7 +35,8 @@ char *bench_fmt_count(char *buf, size_t len, size_t n);
 typedef enum bench_bound {
     BENCH_BOUND_COPY, /* read + write streams: % of copy_gbs */
     BENCH_BOUND_READ, /* read-only: % of read_gbs */
-    BENCH_BOUND_FP32  /* compute-bound: % of fp32_gflops */
+    BENCH_BOUND_FP32,  /* compute-bound: % of fp32_gflops */
+    BENCH_BOUND_TENSOR /* tensor-core bound: % of tc_bf16_gflops (fp32_gflops where unmeasured) */
 } bench_bound;
 
 typedef enum bench_row_kind {

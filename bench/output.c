@@ -11,7 +11,7 @@
 
 static const char *bound_name(bench_bound b)
 {
-    return b == BENCH_BOUND_COPY ? "copy" : b == BENCH_BOUND_READ ? "read" : "fp32";
+    return b == BENCH_BOUND_COPY ? "copy" : b == BENCH_BOUND_READ ? "read" : b == BENCH_BOUND_TENSOR ? "tensor" : "fp32";
 }
 static const char *kind_name(bench_row_kind k)
 {
@@ -42,9 +42,12 @@ void bench_print_header(const bench_run *run, FILE *f)
             cupat_version());
     fprintf(f,
             "ceilings measured now (%.0f MiB buffers, %s): copy %.1f GB/s, read %.1f GB/s, "
-            "fp32 %.0f GFLOP/s\n",
+            "fp32 %.0f GFLOP/s",
             (double)c->copy_bytes / (1 << 20), c->method ? c->method : "?", c->copy_gbs,
             c->read_gbs, c->fp32_gflops);
+    if (c->tc_bf16_gflops > 0)
+        fprintf(f, ", tensor f16 %.0f / bf16 %.0f GFLOP/s", c->tc_f16_gflops, c->tc_bf16_gflops);
+    fputc('\n', f);
 }
 
 /* "1.23 GB" / "456.7 MB": the model sizes in the table heading. */
@@ -202,6 +205,8 @@ cupat_status bench_write_json(const bench_run *run, const char *path, char *err,
     cJSON_AddNumberToObject(ce, "copy_gbs", c->copy_gbs);
     cJSON_AddNumberToObject(ce, "read_gbs", c->read_gbs);
     cJSON_AddNumberToObject(ce, "fp32_gflops", c->fp32_gflops);
+    cJSON_AddNumberToObject(ce, "tensor_f16_gflops", c->tc_f16_gflops);
+    cJSON_AddNumberToObject(ce, "tensor_bf16_gflops", c->tc_bf16_gflops);
     cJSON_AddNumberToObject(ce, "bytes", (double)c->copy_bytes);
     cJSON *tables = cJSON_AddArrayToObject(root, "tables");
     for (size_t i = 0; i < run->ntables; i++) {

@@ -173,6 +173,10 @@ cupat_status cupat__gemm_tc_mma(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
  * 8, on a compute capability 9.0 device; anything else runs mma_sync. */
 int cupat__gemm_tc_wgmma_takes(const cupat_gemm_tc_args *a);
 cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
+/* The measured dense f16 (bf16 != 0: bf16) tensor-core rate, GFLOP/s: wgmma
+ * back to back from shared memory on every SM (same file); NOT_SUPPORTED off
+ * compute capability 9.0. */
+cupat_status cupat__tc_ceiling(cupat_ctx *ctx, int bf16, double *gflops);
 
 /* The configuration and split the auto rung picks for the problem (gemm.c). */
 void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk);

@@ -224,6 +224,11 @@ static int info_cuda(cupat_ctx *ctx, int measure)
             100.0 * c.fp32_gflops / peak_gflops, peak_gflops);
     else
         row("FP32 (FMA)", "%9.0f GFLOP/s", c.fp32_gflops);
+    if (c.tc_bf16_gflops > 0) {
+        row("tensor f16 (wgmma, dense)", "%9.0f GFLOP/s", c.tc_f16_gflops);
+        row("tensor bf16 (wgmma, dense)", "%9.0f GFLOP/s", c.tc_bf16_gflops);
+    } else
+        row("tensor (wgmma)", "not measured: needs a compute capability 9.0 device");
     return 0;
 }
 
