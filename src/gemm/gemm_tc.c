@@ -33,8 +33,9 @@ static const cupat_variant_info gemm_tc_variants[] = {
                        "Hopper (sm_90a): wgmma.mma_async m64n256k16 from 128-byte-swizzled shared "
                        "tiles through matrix descriptors, 128 x 256 a block; TMA tile copies in a "
                        "4-stage full/empty mbarrier ring; a producer warp group and two consumer "
-                       "warp groups (setmaxnreg 40 / 232); all four op pairs (f16, bf16; 16-byte "
-                       "aligned, ld multiples of 8; else mma_sync)",
+                       "warp groups (setmaxnreg 40 / 232), persistent where C allows; all four op "
+                       "pairs of f16 / bf16 (16-byte aligned, ld multiples of 8; else mma_sync); "
+                       "tf32 (k8) and i8 (k32) through K-major copies",
                        "PTX ISA: wgmma, cp.async.bulk.tensor, mbarrier, setmaxnreg; CUDA guide "
                        "(TMA)",
                        CUPAT_BACKEND_CUDA, 1},

@@ -19,10 +19,12 @@
 //     M-major, a row-major B is N-major and a B^T K-major, and wgmma reads
 //     16-bit operands in either order (its transpose immediates), so each
 //     of the four op pairs is its own instantiation with its own copy boxes.
-// It takes f16 / bf16 inputs, 16-byte aligned A and B, lda and ldb
-// multiples of 8 (the copy engine's 16-byte strides), on a compute
-// capability 9.0 device (the sm_90a image); anything else runs mma_sync's
-// launcher (and so on down). The tile, the pipeline and the descriptors are
+// It takes f16 / bf16 inputs with 16-byte aligned A and B, lda and ldb
+// multiples of 8 (the copy engine's 16-byte strides), and tf32 and i8
+// inputs of any layout (wgmma reads them K-major only: op(A) and op(B)^T are
+// first copied K-major into scratch where they are not already, tf32
+// rounded on the way), on a compute capability 9.0 device (the sm_90a
+// image); anything else runs mma_sync's launcher (and so on down). The tile, the pipeline and the descriptors are
 // explained in docs/gemm-tensor.md. Built only for sm_90a (CMakeLists.txt:
 // the *_sm90a.cu files): the device code is compiled where
 // __CUDA_ARCH_FEAT_SM90_ALL says wgmma exists.
@@ -33,6 +35,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <stdint.h>
+#include <type_traits>
 #include <string.h>
 
 namespace {
@@ -41,6 +44,15 @@ constexpr int MB = 128, NB = 256, KB = 64, STAGES = 4, THREADS = 384;
 constexpr int A_BYTES = MB * KB * 2, B_BYTES = KB * NB * 2, STAGE_BYTES = A_BYTES + B_BYTES;
 // the stages, then 2 STAGES mbarriers; 1 KiB of slack to align the tiles to
 // 1024 bytes (the 128-byte swizzle's period: the descriptors assume it)
+// The input kinds: 0 f16, 1 bf16 (k16 an instruction, either operand order),
+// 2 tf32 (k8), 3 i8 (k32, s32 accumulators); tf32 and i8 read K-major
+// operands only. Every kind takes 128 bytes of k a tile row (KB elements).
+enum { K_F16 = 0, K_BF16, K_TF32, K_I8 };
+template <int KIND> struct Kind {
+    static constexpr int KB = KIND == K_TF32 ? 32 : KIND == K_I8 ? 128 : 64;
+    typedef typename std::conditional<KIND == K_I8, uint32_t, float>::type acc;
+};
+
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
 constexpr int EPI_LD = 256 + 8; // floats a parked row of the epilogue
 static_assert(2 * 64 * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue parks C's tile in the stages");
@@ -86,6 +98,7 @@ __device__ __forceinline__ uint64_t desc(unsigned addr, unsigned lbo, unsigned s
     return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 | 1ull << 62;
 }
 
+#define R8(b) "+r"(d[b + 0]), "+r"(d[b + 1]), "+r"(d[b + 2]), "+r"(d[b + 3]), "+r"(d[b + 4]), "+r"(d[b + 5]), "+r"(d[b + 6]), "+r"(d[b + 7])
 #define F8(b) "+f"(d[b + 0]), "+f"(d[b + 1]), "+f"(d[b + 2]), "+f"(d[b + 3]), "+f"(d[b + 4]), "+f"(d[b + 5]), "+f"(d[b + 6]), "+f"(d[b + 7])
 #define WGMMA_D                                                                                                        \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
@@ -97,24 +110,39 @@ __device__ __forceinline__ uint64_t desc(unsigned addr, unsigned lbo, unsigned s
     "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
     "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 
-// D (64 x 256, f32) += A (64 x 16) B (16 x 256), both from shared memory;
-// TA / TB: the operands' transpose immediates (0: K-major, 1: M- / N-major)
-template <bool BF16, int TA, int TB> __device__ __forceinline__ void wgmma(float (&d)[128], uint64_t da, uint64_t db)
+// D (64 x 256) += A (64 x k) B (k x 256), both from shared memory, k = 32
+// bytes of the kind; TA / TB: the 16-bit kinds' transpose immediates (0:
+// K-major, 1: M- / N-major)
+template <int KIND, int TA, int TB>
+__device__ __forceinline__ void wgmma(typename Kind<KIND>::acc (&d)[128], uint64_t da, uint64_t db)
 {
-    if constexpr (BF16)
+    if constexpr (KIND == K_BF16)
         asm volatile("{ .reg .pred p; setp.ne.b32 p, %130, 0; wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" WGMMA_D
                      "}, %128, %129, p, 1, 1, %131, %132; }"
                      : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56), F8(64), F8(72), F8(80), F8(88),
                        F8(96), F8(104), F8(112), F8(120)
                      : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
-    else
+    else if constexpr (KIND == K_F16)
         asm volatile("{ .reg .pred p; setp.ne.b32 p, %130, 0; wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" WGMMA_D
                      "}, %128, %129, p, 1, 1, %131, %132; }"
                      : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56), F8(64), F8(72), F8(80), F8(88),
                        F8(96), F8(104), F8(112), F8(120)
                      : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
+    else if constexpr (KIND == K_TF32)
+        asm volatile("{ .reg .pred p; setp.ne.b32 p, %130, 0; wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" WGMMA_D
+                     "}, %128, %129, p, 1, 1; }"
+                     : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56), F8(64), F8(72), F8(80), F8(88),
+                       F8(96), F8(104), F8(112), F8(120)
+                     : "l"(da), "l"(db), "r"(1));
+    else
+        asm volatile("{ .reg .pred p; setp.ne.b32 p, %130, 0; wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {" WGMMA_D
+                     "}, %128, %129, p; }"
+                     : R8(0), R8(8), R8(16), R8(24), R8(32), R8(40), R8(48), R8(56), R8(64), R8(72), R8(80), R8(88),
+                       R8(96), R8(104), R8(112), R8(120)
+                     : "l"(da), "l"(db), "r"(1));
 }
 #undef F8
+#undef R8
 #undef WGMMA_D
 #endif
 
@@ -133,7 +161,7 @@ template <bool BF16, int TA, int TB> __device__ __forceinline__ void wgmma(float
 // column pairs in one 4- or 8-byte store (beta = 0, C 8- / 4-byte aligned,
 // ldc and n even: the common case). Otherwise one block a tile, C parked in the free
 // stages and stored a float4 a thread (beta != 0, any alignment, odd n).
-template <bool BF16, int TA, int TB, bool PERSIST>
+template <int KIND, int TA, int TB, bool PERSIST>
 __global__ void __launch_bounds__(THREADS, 1)
     k_wgmma(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, cupat_gemm_tc_args a)
 {
@@ -143,6 +171,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     const unsigned raw = smem_addr(dyn), base = (raw + 1023u) & ~1023u;
     const unsigned bars = base + STAGES * STAGE_BYTES; // full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s)
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+    constexpr int KB = Kind<KIND>::KB;
+    typedef typename Kind<KIND>::acc acc;
     const int kt = (a.k + KB - 1) / KB, nt = (a.n + NB - 1) / NB, mt = (a.m + MB - 1) / MB;
     const int ntiles = PERSIST ? mt * nt : 1;
     // tile -> (i0, j0): persistent blocks take tiles in groups of 8 row
@@ -179,10 +209,10 @@ __global__ void __launch_bounds__(THREADS, 1)
                     if (it >= STAGES) bar_wait(bars + 8 * (STAGES + st), ((it / STAGES) - 1) & 1);
                     bar_expect(full, STAGE_BYTES);
                     const int p0 = s * KB;
-                    if (AK) tma_2d(sa, &mapA, p0, i0, full); // box 64 k x 128 m
+                    if (AK) tma_2d(sa, &mapA, p0, i0, full); // box KB k x 128 m
                     else
                         for (int c = 0; c < MB / 64; c++) tma_2d(sa + c * 8192, &mapA, i0 + 64 * c, p0, full); // 64 m x 64 k
-                    if (BK) tma_2d(sb, &mapB, p0, j0, full); // box 64 k x 256 n
+                    if (BK) tma_2d(sb, &mapB, p0, j0, full); // box KB k x 256 n
                     else
                         for (int c = 0; c < NB / 64; c++) tma_2d(sb + c * 8192, &mapB, j0 + 64 * c, p0, full); // 64 n x 64 k
                 }
@@ -196,20 +226,20 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int tile = PERSIST ? blockIdx.x : 0; tile < ntiles; tile += PERSIST ? gridDim.x : 1) {
             int i0, j0;
             origin(tile, i0, j0);
-            float d[128];
+            acc d[128];
 #pragma unroll
-            for (int e = 0; e < 128; e++) d[e] = 0.0f;
+            for (int e = 0; e < 128; e++) d[e] = 0;
             for (int s = 0; s < kt; s++, it++) {
                 const int st = it % STAGES;
                 const unsigned sa = base + st * STAGE_BYTES, sb = sa + A_BYTES;
                 bar_wait(bars + 8 * st, (it / STAGES) & 1);
                 asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-                for (int kk = 0; kk < KB / 16; kk++) {
+                for (int kk = 0; kk < 4; kk++) { // 32 bytes of k an instruction
                     const uint64_t da = AK ? desc(sa + cw * 8192 + kk * 32, 16, 1024)
                                            : desc(sa + cw * 8192 + kk * 2048, 8192, 1024);
                     const uint64_t db = BK ? desc(sb + kk * 32, 16, 1024) : desc(sb + kk * 2048, 8192, 1024);
-                    wgmma<BF16, AK ? 0 : 1, BK ? 0 : 1>(d, da, db);
+                    wgmma<KIND, AK ? 0 : 1, BK ? 0 : 1>(d, da, db);
                 }
                 asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
                 // the previous slice's products are done: its stage may refill
@@ -230,7 +260,10 @@ __global__ void __launch_bounds__(THREADS, 1)
     _Pragma("unroll") for (int j = 0; j < 32; j++) _Pragma("unroll") for (int h = 0; h < 2; h++) if (                \
         r + 8 * h < a.m && c + 8 * j < a.n) STORE((size_t)(r + 8 * h) * a.ldc + c + 8 * j, d[4 * j + 2 * h],            \
                                                   d[4 * j + 2 * h + 1]);
-                if (a.out == CUPAT_GEMM_F32) {
+                if constexpr (KIND == K_I8) { // modulo 2^32, as cupat__tc_epilogue_i32
+#define CUPAT_WG_I32(at, x, y) *(uint2 *)((uint32_t *)a.C + (at)) = make_uint2((uint32_t)a.ialpha * (x), (uint32_t)a.ialpha * (y))
+                    CUPAT_WG_PAIRS(CUPAT_WG_I32)
+                } else if (a.out == CUPAT_GEMM_F32) {
 #define CUPAT_WG_F32(at, x, y) *(float2 *)((float *)a.C + (at)) = make_float2(a.alpha * (x), a.alpha * (y))
                     CUPAT_WG_PAIRS(CUPAT_WG_F32)
                 } else {
@@ -239,6 +272,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         (uint32_t)cupat__tc_half(a.out, a.alpha * (x)) | (uint32_t)cupat__tc_half(a.out, a.alpha * (y)) << 16
                     CUPAT_WG_PAIRS(CUPAT_WG_HALF)
                 }
+#undef CUPAT_WG_I32
 #undef CUPAT_WG_F32
 #undef CUPAT_WG_HALF
 #undef CUPAT_WG_PAIRS
@@ -252,12 +286,14 @@ __global__ void __launch_bounds__(THREADS, 1)
             // once where C allows. (An unrolled element-by-element store with
             // its alignment fallbacks was instruction-cache bound: 2x slower.)
             asm volatile("bar.sync 1, 256;" ::: "memory"); // both warp groups' products done
-            float *park = (float *)(dyn + (base - raw)) + cw * (64 * EPI_LD);
+            acc *park = (acc *)(dyn + (base - raw)) + cw * (64 * EPI_LD);
             const int pr = w * 16 + lane / 4, pc = 2 * (lane % 4);
 #pragma unroll
             for (int j = 0; j < 32; j++) {
-                *(float2 *)&park[pr * EPI_LD + 8 * j + pc] = make_float2(d[4 * j], d[4 * j + 1]);
-                *(float2 *)&park[(pr + 8) * EPI_LD + 8 * j + pc] = make_float2(d[4 * j + 2], d[4 * j + 3]);
+                park[pr * EPI_LD + 8 * j + pc] = d[4 * j];
+                park[pr * EPI_LD + 8 * j + pc + 1] = d[4 * j + 1];
+                park[(pr + 8) * EPI_LD + 8 * j + pc] = d[4 * j + 2];
+                park[(pr + 8) * EPI_LD + 8 * j + pc + 1] = d[4 * j + 3];
             }
             asm volatile("bar.sync %0, 128;" ::"r"(2 + cw) : "memory"); // this warp group's rows are parked
             const size_t esz = a.out == CUPAT_GEMM_F32 ? 4 : 2;
@@ -265,8 +301,12 @@ __global__ void __launch_bounds__(THREADS, 1)
             for (int q = t; q < 64 * 64; q += 128) {
                 const int pq = q / 64, c4 = (q % 64) * 4, i = i0 + cw * 64 + pq, cc = j0 + c4;
                 if (i >= a.m || cc >= a.n) continue;
-                const float4 v = *(const float4 *)&park[pq * EPI_LD + c4];
                 const size_t at = (size_t)i * a.ldc + cc;
+                if constexpr (KIND == K_I8) {
+                    for (int u = 0; u < 4 && cc + u < a.n; u++) cupat__tc_epilogue_i32(&a, at + u, park[pq * EPI_LD + c4 + u]);
+                    continue;
+                }
+                const float4 v = *(const float4 *)&park[pq * EPI_LD + c4];
                 if (quads && cc + 3 < a.n) cupat__tc_epilogue_f32x4(&a, at, v);
                 else {
                     const float e[4] = {v.x, v.y, v.z, v.w};
@@ -297,13 +337,18 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn(void)
 // as a tensor map with a box of bc x br, 128-byte swizzle, zeros past the
 // edges.
 cupat_status tensor_map(cupat_ctx *ctx, CUtensorMap *map, const void *p, int rows, int cols, size_t ld, int br,
-                        int bc, int bf16)
+                        int bc, int kind)
 {
     PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
     if (!fn) return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "cupat_gemm: the driver has no cuTensorMapEncodeTiled");
-    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)ld * 2};
+    const size_t esz = kind == K_TF32 ? 4 : kind == K_I8 ? 1 : 2;
+    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)(ld * esz)};
     const cuuint32_t box[2] = {(cuuint32_t)bc, (cuuint32_t)br}, one[2] = {1, 1};
-    CUresult r = fn(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void *)p, dims,
+    const CUtensorMapDataType dt = kind == K_BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : kind == K_F16  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : kind == K_TF32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                    : CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    CUresult r = fn(map, dt, 2, (void *)p, dims,
                     strides, box, one, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
@@ -312,29 +357,66 @@ cupat_status tensor_map(cupat_ctx *ctx, CUtensorMap *map, const void *p, int row
     return CUPAT_SUCCESS;
 }
 
-template <bool BF16, int TA, int TB, bool PERSIST> cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+template <int KIND, int TA, int TB, bool PERSIST> cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
     static unsigned char ready[64]; // the opt-in above 48 KiB, once a device (wgmma_runs_here bounds it)
     if (!ready[ctx->device]) {
-        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k_wgmma<BF16, TA, TB, PERSIST>,
+        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k_wgmma<KIND, TA, TB, PERSIST>,
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
         ready[ctx->device] = 1;
     }
+    constexpr int KB = Kind<KIND>::KB;
     CUtensorMap ma, mb;
     // op(A) is m x k: A stored m x k (op N) or k x m (op T); op(B) k x n: B
     // stored k x n (op N) or n x k (op T). Boxes as the kernel reads them.
-    if (TA == 0) CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->m, a->k, a->lda, MB, KB, BF16)); // K-major
-    else CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->k, a->m, a->lda, KB, 64, BF16));        // M-major
-    if (TB == 0) CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->k, a->n, a->ldb, KB, 64, BF16)); // N-major
-    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NB, KB, BF16));        // K-major
+    if (TA == 0) CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->m, a->k, a->lda, MB, KB, KIND)); // K-major
+    else CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->k, a->m, a->lda, KB, 64, KIND));        // M-major
+    if (TB == 0) CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->k, a->n, a->ldb, KB, 64, KIND)); // N-major
+    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NB, KB, KIND));        // K-major
     const int nt = (a->n + NB - 1) / NB, mt = (a->m + MB - 1) / MB;
     dim3 grid((unsigned)nt, (unsigned)mt);
     if (PERSIST) {
         const long tiles = (long)nt * mt;
         grid = dim3((unsigned)(tiles < ctx->sm_count ? tiles : ctx->sm_count));
     }
-    k_wgmma<BF16, TA, TB, PERSIST><<<grid, THREADS, SMEM_BYTES, ctx->stream>>>(ma, mb, *a);
+    k_wgmma<KIND, TA, TB, PERSIST><<<grid, THREADS, SMEM_BYTES, ctx->stream>>>(ma, mb, *a);
     return cupat__launched(ctx, "k_wgmma");
+}
+
+// tf32 and i8 read K-major operands only: op(A) (m x k) and op(B)^T (n x k)
+// are first copied K-major into scratch where they are not already (for
+// tf32 always: the copy also rounds to tf32, ties to even, as every rung
+// does), rows padded to 16 bytes for the copy engine. out[r][c] =
+// in[r][c] (trans 0) or in[c][r] (trans 1), 32 x 32 tiles through shared
+// memory so both sides coalesce.
+template <typename T, bool ROUND>
+__global__ void k_kmajor(const T *in, size_t ld_in, int trans, int rows, int cols, T *out, size_t ld_out)
+{
+    __shared__ T tile[32][33];
+    const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32, tx = threadIdx.x, ty = threadIdx.y; // 32 x 8 threads
+    for (int y = ty; y < 32; y += 8) {
+        const int r = r0 + y, c = c0 + tx; // trans: read in[c0 + y][r0 + tx], rows of in along out's columns
+        if (!trans) tile[y][tx] = r < rows && c < cols ? in[(size_t)r * ld_in + c] : T(0);
+        else tile[tx][y] = c0 + y < cols && r0 + tx < rows ? in[(size_t)(c0 + y) * ld_in + r0 + tx] : T(0);
+    }
+    __syncthreads();
+    for (int y = ty; y < 32; y += 8) {
+        const int r = r0 + y, c = c0 + tx;
+        if (r < rows && c < ld_out) { // the pad columns get zeros
+            T v = c < cols ? tile[y][tx] : T(0);
+            if constexpr (ROUND) v = __uint_as_float(cupat__f32_to_tf32_bits(__float_as_uint(v)));
+            out[(size_t)r * ld_out + c] = v;
+        }
+    }
+}
+
+template <typename T, bool ROUND>
+cupat_status kmajor(cupat_ctx *ctx, const void *in, size_t ld_in, int trans, int rows, int cols, void *out,
+                    size_t ld_out)
+{
+    const dim3 grid((unsigned)((ld_out + 31) / 32), (unsigned)((rows + 31) / 32)), block(32, 8);
+    k_kmajor<T, ROUND><<<grid, block, 0, ctx->stream>>>((const T *)in, ld_in, trans, rows, cols, (T *)out, ld_out);
+    return cupat__launched(ctx, "k_kmajor");
 }
 
 } // namespace
@@ -370,7 +452,7 @@ template <bool BF16> __global__ void __launch_bounds__(256, 1) k_tc_peak(float *
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
         for (int kk = 0; kk < 4; kk++)
-            wgmma<BF16, 0, 0>(d, desc(base + wg * 8192 + kk * 32, 16, 1024), desc(base + A_BYTES + kk * 32, 16, 1024));
+            wgmma<BF16 ? K_BF16 : K_F16, 0, 0>(d, desc(base + wg * 8192 + kk * 32, 16, 1024), desc(base + A_BYTES + kk * 32, 16, 1024));
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
     }
@@ -434,7 +516,7 @@ static int wgmma_runs_here(cupat_ctx *ctx)
         cudaFuncAttributes fa;
         int yes = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
                   cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
-                  major == 9 && minor == 0 && cudaFuncGetAttributes(&fa, k_wgmma<true, 0, 1, false>) == cudaSuccess;
+                  major == 9 && minor == 0 && cudaFuncGetAttributes(&fa, k_wgmma<K_BF16, 0, 1, false>) == cudaSuccess;
         (void)cudaGetLastError(); // a refused query leaves no error behind
         ok[dev] = yes ? 1 : -1;
     }
@@ -443,37 +525,69 @@ static int wgmma_runs_here(cupat_ctx *ctx)
 
 extern "C" int cupat__gemm_tc_wgmma_takes(const cupat_gemm_tc_args *a)
 {
+    if (a->in == CUPAT_GEMM_TF32 || a->in == CUPAT_GEMM_I8) // through K-major copies (a grid row a 32 rows)
+        return a->m <= 65535 * 32 && a->n <= 65535 * 32;
     return (a->in == CUPAT_GEMM_F16 || a->in == CUPAT_GEMM_BF16) && ((uintptr_t)a->A % 16) == 0 &&
            ((uintptr_t)a->B % 16) == 0 && a->lda % 8 == 0 && a->ldb % 8 == 0;
+}
+
+// tf32 / i8: K-major copies (where needed), then the K-major instantiation
+template <int KIND, bool PERSIST> cupat_status launch_kmajor(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+{
+    typedef typename std::conditional<KIND == K_I8, int8_t, float>::type T;
+    const size_t esz = sizeof(T), ld = ((size_t)a->k * esz + 15) / 16 * 16 / esz;
+    // i8 operands already K-major, aligned and with 16-byte rows are read in place
+    const int copy_a = KIND == K_TF32 || a->ta || (uintptr_t)a->A % 16 || (a->lda * esz) % 16;
+    const int copy_b = KIND == K_TF32 || !a->tb || (uintptr_t)a->B % 16 || (a->ldb * esz) % 16;
+    const size_t bytes_a = copy_a ? (size_t)a->m * ld * esz : 0, bytes_b = copy_b ? (size_t)a->n * ld * esz : 0;
+    unsigned char *scratch = NULL;
+    if (bytes_a + bytes_b) CUPAT_TRY(cupat__scratch(ctx, bytes_a + bytes_b + 256, (void **)&scratch));
+    cupat_gemm_tc_args k = *a;
+    if (copy_a) {
+        CUPAT_TRY((kmajor<T, KIND == K_TF32>(ctx, a->A, a->lda, a->ta, a->m, a->k, scratch, ld)));
+        k.A = scratch;
+        k.lda = ld;
+    }
+    if (copy_b) {
+        unsigned char *b = scratch + (bytes_a + 255) / 256 * 256;
+        CUPAT_TRY((kmajor<T, KIND == K_TF32>(ctx, a->B, a->ldb, !a->tb, a->n, a->k, b, ld)));
+        k.B = b;
+        k.ldb = ld;
+    }
+    k.ta = 0;
+    k.tb = 1;
+    return launch<KIND, 0, 1, PERSIST>(ctx, &k);
 }
 
 extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
     if (!a->reads_ab || !cupat__gemm_tc_wgmma_takes(a) || (a->m + MB - 1) / MB > 65534 || !wgmma_runs_here(ctx))
         return cupat__gemm_tc_mma(ctx, a);
-    const int bf = a->in == CUPAT_GEMM_BF16, sel = a->ta * 2 + a->tb;
     // the persistent form where C takes column-pair stores and beta = 0
-    // (see k_wgmma);
-    // fewer than 2^30 tiles keep its tile index an int
-    const size_t esz = a->out == CUPAT_GEMM_F32 ? 4 : 2;
-    const int persist = a->beta == 0.0f && a->n % 2 == 0 && a->ldc % 2 == 0 && (uintptr_t)a->C % (2 * esz) == 0 &&
+    // (see k_wgmma); fewer than 2^30 tiles keep its tile index an int
+    const size_t esz = a->out == CUPAT_GEMM_F32 || a->out == CUPAT_GEMM_I32 ? 4 : 2;
+    const int beta0 = a->in == CUPAT_GEMM_I8 ? a->ibeta == 0 : a->beta == 0.0f;
+    const int persist = beta0 && a->n % 2 == 0 && a->ldc % 2 == 0 && (uintptr_t)a->C % (2 * esz) == 0 &&
                         (double)((a->m + MB - 1) / MB) * ((a->n + NB - 1) / NB) < 1073741824.0;
+    if (a->in == CUPAT_GEMM_TF32) return persist ? launch_kmajor<K_TF32, true>(ctx, a) : launch_kmajor<K_TF32, false>(ctx, a);
+    if (a->in == CUPAT_GEMM_I8) return persist ? launch_kmajor<K_I8, true>(ctx, a) : launch_kmajor<K_I8, false>(ctx, a);
+    const int bf = a->in == CUPAT_GEMM_BF16, sel = a->ta * 2 + a->tb;
     switch (sel + 4 * bf + 8 * persist) {
-    case 0: return launch<false, 0, 0, false>(ctx, a);
-    case 1: return launch<false, 0, 1, false>(ctx, a);
-    case 2: return launch<false, 1, 0, false>(ctx, a);
-    case 3: return launch<false, 1, 1, false>(ctx, a);
-    case 4: return launch<true, 0, 0, false>(ctx, a);
-    case 5: return launch<true, 0, 1, false>(ctx, a);
-    case 6: return launch<true, 1, 0, false>(ctx, a);
-    case 7: return launch<true, 1, 1, false>(ctx, a);
-    case 8: return launch<false, 0, 0, true>(ctx, a);
-    case 9: return launch<false, 0, 1, true>(ctx, a);
-    case 10: return launch<false, 1, 0, true>(ctx, a);
-    case 11: return launch<false, 1, 1, true>(ctx, a);
-    case 12: return launch<true, 0, 0, true>(ctx, a);
-    case 13: return launch<true, 0, 1, true>(ctx, a);
-    case 14: return launch<true, 1, 0, true>(ctx, a);
-    default: return launch<true, 1, 1, true>(ctx, a);
+    case 0: return launch<K_F16, 0, 0, false>(ctx, a);
+    case 1: return launch<K_F16, 0, 1, false>(ctx, a);
+    case 2: return launch<K_F16, 1, 0, false>(ctx, a);
+    case 3: return launch<K_F16, 1, 1, false>(ctx, a);
+    case 4: return launch<K_BF16, 0, 0, false>(ctx, a);
+    case 5: return launch<K_BF16, 0, 1, false>(ctx, a);
+    case 6: return launch<K_BF16, 1, 0, false>(ctx, a);
+    case 7: return launch<K_BF16, 1, 1, false>(ctx, a);
+    case 8: return launch<K_F16, 0, 0, true>(ctx, a);
+    case 9: return launch<K_F16, 0, 1, true>(ctx, a);
+    case 10: return launch<K_F16, 1, 0, true>(ctx, a);
+    case 11: return launch<K_F16, 1, 1, true>(ctx, a);
+    case 12: return launch<K_BF16, 0, 0, true>(ctx, a);
+    case 13: return launch<K_BF16, 0, 1, true>(ctx, a);
+    case 14: return launch<K_BF16, 1, 0, true>(ctx, a);
+    default: return launch<K_BF16, 1, 1, true>(ctx, a);
     }
 }
