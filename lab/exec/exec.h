@@ -132,13 +132,24 @@ typedef struct lab_exec_rate {
     int ok;
     char msg[160];
 } lab_exec_rate;
+/* The sweeps' kernels: k_ilp<k> (k = ILP) and k_mlp<k> (k = U). A row of
+ * `warps` warps an SM launches blocks of up to 16 warps (fewer: one block of
+ * all of them); *fit is the warps an SM holds of that launch (the runtime's
+ * resident blocks x warps a block), *regs the kernel's registers a thread.
+ * k_mlp<8> keeps 8 x 16 bytes in registers: 34 registers, allocated as 40, so
+ * 3 blocks of 16 warps (48 warps), not 4, fit an SM of 64K registers. */
+enum { LAB_SWEEP_ILP, LAB_SWEEP_MLP };
+cupat_status lab_exec_sweep_fit(cupat_ctx *ctx, int what, int k, int warps, int *fit, int *regs);
 /* ILP x TLP: `warps` warps an SM (1 .. 15, or a multiple of 16 up to 64),
  * each thread `ilp` (1, 2, 4, 8) independent FMA chains of `iters` (1 ..
- * 1 << 20). */
+ * 1 << 20). A row whose warps do not fit an SM (lab_exec_sweep_fit) is
+ * refused with CUPAT_ERROR_NOT_SUPPORTED: it would run in more than one wave
+ * and measure fewer warps than it names. */
 cupat_status lab_exec_ilp(cupat_ctx *ctx, int ilp, int warps, int iters, int reps, lab_exec_rate *out);
-/* Bytes in flight: `warps` warps an SM as above, each thread `unroll` (1, 2,
- * 4, 8) independent 16-byte loads before it uses them, over n (a multiple of
- * 4 * 32, 1 .. 2^30) uint32 words; the sum is checked. */
+/* Bytes in flight: `warps` warps an SM as above (refused where they do not
+ * fit), each thread `unroll` (1, 2, 4, 8) independent 16-byte loads before it
+ * uses them, over n (a multiple of 4 * 32, 1 .. 2^30) uint32 words; the sum
+ * is checked. */
 cupat_status lab_exec_mlp(cupat_ctx *ctx, int unroll, int warps, size_t n, int reps, lab_exec_rate *out);
 /* Host model of the words lab_exec_mlp reads (exec_mlp_word) summed mod 2^32. */
 uint32_t lab_exec_mlp_sum(size_t n);
@@ -272,10 +283,12 @@ cupat_status cupat__lab_exec_chase(cupat_ctx *ctx, int where, const uint32_t *h_
 cupat_status cupat__lab_exec_fma(cupat_ctx *ctx, int steps, float a, float b, float *h_x,
                                  unsigned long long *h_cycles);
 cupat_status cupat__lab_exec_ilp(cupat_ctx *ctx, int ilp, int blocks, int threads, int iters, float a, float b,
-                                 int reps, float *d_out, float *times, int *resident);
+                                 int reps, float *d_out, float *times);
+/* blocks of `threads` an SM holds of k_ilp<k> / k_mlp<k>; its registers */
+cupat_status cupat__lab_exec_sweep_fit(cupat_ctx *ctx, int what, int k, int threads, int *resident, int *regs);
 cupat_status cupat__lab_exec_mlp_fill(cupat_ctx *ctx, uint32_t *d, size_t n);
 cupat_status cupat__lab_exec_mlp(cupat_ctx *ctx, int unroll, int blocks, int threads, const uint32_t *d,
-                                 size_t n, int reps, uint32_t *d_sum, float *times, int *resident);
+                                 size_t n, int reps, uint32_t *d_sum, float *times);
 cupat_status cupat__lab_exec_cliff_fill(cupat_ctx *ctx, float *d, size_t nfloats);
 /* d_out: one float a thread of the launch (at most SMs x 2048) */
 cupat_status cupat__lab_exec_cliff(cupat_ctx *ctx, int v, const float *d_in, size_t n4, int reps, float *d_out,

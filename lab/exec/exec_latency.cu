@@ -176,8 +176,11 @@ cupat_status mlp_launch(cupat_ctx *ctx, void *q)
     return cupat__launched(ctx, "k_mlp");
 }
 
-template <class K> cupat_status resident_of(cupat_ctx *ctx, K kernel, int threads, int *resident)
+template <class K> cupat_status fit_of(cupat_ctx *ctx, K kernel, int threads, int *resident, int *regs)
 {
+    cudaFuncAttributes a;
+    CUPAT_CUDA_TRY(ctx, cudaFuncGetAttributes(&a, kernel));
+    *regs = a.numRegs;
     return cupat__cuda(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(resident, kernel, threads, 0),
                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
 }
@@ -244,17 +247,33 @@ extern "C" cupat_status cupat__lab_exec_fma(cupat_ctx *ctx, int steps, float a, 
 }
 
 extern "C" cupat_status cupat__lab_exec_ilp(cupat_ctx *ctx, int ilp, int blocks, int threads, int iters, float a,
-                                            float b, int reps, float *d_out, float *times, int *resident)
+                                            float b, int reps, float *d_out, float *times)
 {
-    switch (ilp) {
-    case 1: CUPAT_TRY(resident_of(ctx, k_ilp<1>, threads, resident)); break;
-    case 2: CUPAT_TRY(resident_of(ctx, k_ilp<2>, threads, resident)); break;
-    case 4: CUPAT_TRY(resident_of(ctx, k_ilp<4>, threads, resident)); break;
-    case 8: CUPAT_TRY(resident_of(ctx, k_ilp<8>, threads, resident)); break;
-    default: return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "lab exec: ilp = %d", ilp);
-    }
     ilp_args g = {ilp, blocks, threads, iters, a, b, d_out};
     return cupat__lab_exec_time(ctx, reps, ilp_launch, &g, times);
+}
+
+// Blocks of `threads` an SM holds of the sweep kernel (k_ilp<k> or k_mlp<k>),
+// and its registers a thread: the sweep runs only the rows that fit.
+extern "C" cupat_status cupat__lab_exec_sweep_fit(cupat_ctx *ctx, int what, int k, int threads, int *resident,
+                                                  int *regs)
+{
+    if (what == LAB_SWEEP_ILP) {
+        switch (k) {
+        case 1: return fit_of(ctx, k_ilp<1>, threads, resident, regs);
+        case 2: return fit_of(ctx, k_ilp<2>, threads, resident, regs);
+        case 4: return fit_of(ctx, k_ilp<4>, threads, resident, regs);
+        case 8: return fit_of(ctx, k_ilp<8>, threads, resident, regs);
+        }
+    } else if (what == LAB_SWEEP_MLP) {
+        switch (k) {
+        case 1: return fit_of(ctx, k_mlp<1>, threads, resident, regs);
+        case 2: return fit_of(ctx, k_mlp<2>, threads, resident, regs);
+        case 4: return fit_of(ctx, k_mlp<4>, threads, resident, regs);
+        case 8: return fit_of(ctx, k_mlp<8>, threads, resident, regs);
+        }
+    }
+    return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "lab exec: sweep kernel %d, k = %d", what, k);
 }
 
 extern "C" cupat_status cupat__lab_exec_mlp_fill(cupat_ctx *ctx, uint32_t *d, size_t n)
@@ -264,15 +283,8 @@ extern "C" cupat_status cupat__lab_exec_mlp_fill(cupat_ctx *ctx, uint32_t *d, si
 }
 
 extern "C" cupat_status cupat__lab_exec_mlp(cupat_ctx *ctx, int unroll, int blocks, int threads, const uint32_t *d,
-                                            size_t n, int reps, uint32_t *d_sum, float *times, int *resident)
+                                            size_t n, int reps, uint32_t *d_sum, float *times)
 {
-    switch (unroll) {
-    case 1: CUPAT_TRY(resident_of(ctx, k_mlp<1>, threads, resident)); break;
-    case 2: CUPAT_TRY(resident_of(ctx, k_mlp<2>, threads, resident)); break;
-    case 4: CUPAT_TRY(resident_of(ctx, k_mlp<4>, threads, resident)); break;
-    case 8: CUPAT_TRY(resident_of(ctx, k_mlp<8>, threads, resident)); break;
-    default: return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "lab exec: unroll = %d", unroll);
-    }
     mlp_args g = {unroll, blocks, threads, d, n, d_sum};
     return cupat__lab_exec_time(ctx, reps, mlp_launch, &g, times);
 }

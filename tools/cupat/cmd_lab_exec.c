@@ -436,6 +436,43 @@ static const int sweep_warps[] = {1, 2, 4, 8, 12, 16, 32, 48, 64};
 #define NSW (sizeof sweep_warps / sizeof sweep_warps[0])
 static const int sweep_k[] = {1, 2, 4, 8};
 
+/* Whether a sweep cell's warps fit an SM (a row that does not is not run:
+ * it would take two waves and hold fewer warps than it names); the JSON row
+ * of one that does not ("check": "-"); the note under the table. */
+typedef struct sweep_fits {
+    int fit[NSW][4], regs[4];
+} sweep_fits;
+
+static int sweep_fit_all(run *R, int what, sweep_fits *F)
+{
+    for (size_t w = 0; w < NSW; w++)
+        for (int k = 0; k < 4; k++)
+            if (lab_exec_sweep_fit(R->ctx, what, sweep_k[k], sweep_warps[w], &F->fit[w][k], &F->regs[k]))
+                return failed(R, what == LAB_SWEEP_ILP ? "ilp" : "mlp");
+    return 0;
+}
+
+static void sweep_skipped_row(run *R, const char *kname, int w, int k, int fit)
+{
+    j_row(&R->J);
+    j_num(&R->J, "warps_per_sm", w);
+    j_num(&R->J, kname, k);
+    j_num(&R->J, "fit_warps", fit);
+    j_str(&R->J, "check", "-");
+    j_end_row(&R->J);
+}
+
+static void sweep_fit_note(const sweep_fits *F, const char *kname)
+{
+    for (int k = 0; k < 4; k++) {
+        int skipped = 0;
+        for (size_t w = 0; w < NSW; w++) skipped |= F->fit[w][k] < sweep_warps[w];
+        if (skipped)
+            printf("  -: not run (more warps than fit an SM): %s = %d, %d registers a thread, fits %d warps an SM\n",
+                   kname, sweep_k[k], F->regs[k], F->fit[NSW - 1][k]);
+    }
+}
+
 static int exp_ilp(run *R)
 {
     if (need_ceilings(R)) return -1;
@@ -452,12 +489,19 @@ static int exp_ilp(run *R)
     printf("  %6s", "W");
     for (int k = 0; k < 4; k++) printf("   ILP %d", sweep_k[k]);
     printf("\n");
+    sweep_fits F;
+    if (sweep_fit_all(R, LAB_SWEEP_ILP, &F)) return -1;
     j_exp(&R->J, "ilp");
     double knee[4] = {0, 0, 0, 0};
     for (size_t w = 0; w < NSW; w++) {
         printf("  %6d", sweep_warps[w]);
         for (int k = 0; k < 4; k++) {
             lab_exec_rate r;
+            if (F.fit[w][k] < sweep_warps[w]) {
+                printf(" %7s", "-");
+                sweep_skipped_row(R, "ilp", sweep_warps[w], sweep_k[k], F.fit[w][k]);
+                continue;
+            }
             if (lab_exec_ilp(R->ctx, sweep_k[k], sweep_warps[w], iters, R->reps, &r)) return failed(R, "ilp");
             const double pct = R->ceil.fp32_gflops > 0 ? 100.0 * r.gflops / R->ceil.fp32_gflops : 0;
             if (!knee[k] && pct >= 90.0) knee[k] = sweep_warps[w];
@@ -480,8 +524,9 @@ static int exp_ilp(run *R)
     for (int k = 0; k < 4; k++) printf(" %7.0f", knee[k]);
     printf("  warps (measured; 0: not reached)\n  %6s", "Little");
     for (int k = 0; k < 4; k++) printf(" %7.1f", lab_exec_little_warps(R->fma_cycles, 4, sweep_k[k]));
-    printf("  warps = 4 L / ILP\n"
-           "  notes: 200-cycle load, 4-cycle instructions: 13 warps with 4 independent, 7 with 8 (lecture, G80);\n"
+    printf("  warps = 4 L / ILP\n");
+    sweep_fit_note(&F, "ILP");
+    printf("  notes: 200-cycle load, 4-cycle instructions: 13 warps with 4 independent, 7 with 8 (lecture, G80);\n"
            "  16 warps hide a 4-cycle latency on cc 7.x (Guide 8.2.3)\n\n");
     return 0;
 }
@@ -510,11 +555,18 @@ static int exp_mlp(run *R)
     printf("  %6s", "W");
     for (int k = 0; k < 4; k++) printf("     U=%d  in flight", sweep_k[k]);
     printf("\n");
+    sweep_fits F;
+    if (sweep_fit_all(R, LAB_SWEEP_MLP, &F)) return -1;
     j_exp(&R->J, "mlp");
     for (size_t w = 0; w < NSW; w++) {
         printf("  %6d", sweep_warps[w]);
         for (int k = 0; k < 4; k++) {
             lab_exec_rate r;
+            if (F.fit[w][k] < sweep_warps[w]) {
+                printf("  %7s %8s", "-", "-");
+                sweep_skipped_row(R, "unroll", sweep_warps[w], sweep_k[k], F.fit[w][k]);
+                continue;
+            }
             if (lab_exec_mlp(R->ctx, sweep_k[k], sweep_warps[w], n, R->reps, &r)) return failed(R, "mlp");
             const double pct = R->ceil.read_gbs > 0 ? 100.0 * r.gbs / R->ceil.read_gbs : 0;
             const double inflight = (double)sweep_warps[w] * 32 * sweep_k[k] * 16;
@@ -534,6 +586,7 @@ static int exp_mlp(run *R)
         printf("\n");
     }
     j_end_exp(&R->J);
+    sweep_fit_note(&F, "U");
     printf("  (in flight: W x 32 x U x 16 bytes an SM; the rate should level off near %.0f)\n\n", need);
     return 0;
 }
@@ -746,7 +799,9 @@ static int exp_cdp(run *R)
         row_check(R, ok, "launched + failed != attempted, or a launched child did not run");
         j_end_row(&R->J);
     }
-    printf("    (Guide: cudaLimitDevRuntimePendingLaunchCount defaults to 2048)\n");
+    printf("    (Guide: cudaLimitDevRuntimePendingLaunchCount defaults to 2048. Past the limit the device runtime\n"
+           "    gives every failing launch one shared scratch parameter buffer, written by the launch before it\n"
+           "    fails: compute-sanitizer memcheck reports those writes, so its tests stay under the limit)\n");
 
     /* Mandelbrot: flat vs Mariani-Silver */
     const int size = 2048, dwell = 512;
