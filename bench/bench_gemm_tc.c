@@ -1,6 +1,7 @@
 /* bench_gemm_tc.c — cupat_gemm, the mixed-type product (pattern "gemm_tc";
  * docs/gemm-tensor.md), one table per input type: f16 -> f32, bf16 -> bf16,
- * tf32 -> f32, i8 -> i32, S x S x S, row-major, op N,N, alpha 1, beta 0.
+ * tf32 -> f32, i8 -> i32, S x S x S, row-major, op N,N, alpha 1, beta 0; on
+ * CUDA's default run also the issue's odd and skinny shapes in bf16.
  *
  * CUDA: every rung of the ladder at 4096^3 beside cublasGemmEx with the same
  * types; the % column is of the measured f16 / bf16 tensor-core ceiling
@@ -18,7 +19,7 @@
 #define NSAMPLE 512
 
 typedef struct tc_state {
-    size_t s; /* m = n = k */
+    size_t m, n, k; /* C is m x n; row-major, tight */
     cupat_gemm_type in, out;
     void *A, *B, *C;     /* backend buffers */
     void *hA, *hB, *hC;  /* host copies of the inputs; C brought back */
@@ -47,14 +48,14 @@ static double out_value(cupat_gemm_type t, const void *p, size_t i)
 static cupat_status tc_poison(bench_run *run, void *p)
 {
     tc_state *st = p;
-    return cupat_memset(run->ctx, st->C, 0xFF, st->s * st->s * cupat_gemm_type_size(st->out));
+    return cupat_memset(run->ctx, st->C, 0xFF, st->m * st->n * cupat_gemm_type_size(st->out));
 }
 
 static cupat_status tc_run(bench_run *run, void *p)
 {
     tc_state *st = p;
-    return cupat_gemm(run->ctx, CUPAT_ROW_MAJOR, CUPAT_TRANS_N, CUPAT_TRANS_N, st->s, st->s,
-                      st->s, st->in, st->out, 1.0, st->A, st->s, st->B, st->s, 0.0, st->C, st->s);
+    return cupat_gemm(run->ctx, CUPAT_ROW_MAJOR, CUPAT_TRANS_N, CUPAT_TRANS_N, st->m, st->n, st->k, st->in,
+                      st->out, 1.0, st->A, st->k, st->B, st->n, 0.0, st->C, st->n);
 }
 
 /* cublasGemmEx with the same types (cuBLAS is column-major: row-major C = A B
@@ -69,19 +70,19 @@ static cupat_status tc_cublas(bench_run *run, void *p)
     CUPAT_TRY(bench_cublas(run, &h));
     const float one = 1.0f, zero = 0.0f;
     const int32_t ione = 1, izero = 0;
-    const int s = (int)st->s;
+    const int m = (int)st->m, n = (int)st->n, k = (int)st->k;
     if (st->in == CUPAT_GEMM_I8)
         return bench_cublas_status(run,
-                                   cublasGemmEx((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &ione, st->B,
-                                                CUDA_R_8I, s, st->A, CUDA_R_8I, s, &izero, st->C, CUDA_R_32I, s,
+                                   cublasGemmEx((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &ione, st->B,
+                                                CUDA_R_8I, n, st->A, CUDA_R_8I, k, &izero, st->C, CUDA_R_32I, n,
                                                 CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
                                    "cublasGemmEx");
     cudaDataType_t ab = st->in == CUPAT_GEMM_F16 ? CUDA_R_16F : st->in == CUPAT_GEMM_BF16 ? CUDA_R_16BF : CUDA_R_32F;
     cudaDataType_t c = st->out == CUPAT_GEMM_BF16 ? CUDA_R_16BF : st->out == CUPAT_GEMM_F16 ? CUDA_R_16F : CUDA_R_32F;
     cublasComputeType_t ct = st->in == CUPAT_GEMM_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     return bench_cublas_status(run,
-                               cublasGemmEx((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &one, st->B,
-                                            ab, s, st->A, ab, s, &zero, st->C, c, s, ct, CUBLAS_GEMM_DEFAULT),
+                               cublasGemmEx((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, st->B,
+                                            ab, n, st->A, ab, k, &zero, st->C, c, n, ct, CUBLAS_GEMM_DEFAULT),
                                "cublasGemmEx");
 }
 
@@ -90,22 +91,22 @@ static cupat_status tc_cublas(bench_run *run, void *p)
 static cupat_status tc_check(bench_run *run, void *p, int strict, bench_check *chk)
 {
     tc_state *st = p;
-    const size_t s = st->s, eout = cupat_gemm_type_size(st->out);
-    cupat_status r = cupat_memcpy(run->ctx, st->hC, st->C, s * s * eout);
+    const size_t m = st->m, n = st->n, kk = st->k, eout = cupat_gemm_type_size(st->out);
+    cupat_status r = cupat_memcpy(run->ctx, st->hC, st->C, m * n * eout);
     if (!r) r = cupat_sync(run->ctx);
     if (r) return r;
     const int h16 = st->out == CUPAT_GEMM_F16, b16 = st->out == CUPAT_GEMM_BF16;
     const double u = h16 ? 0x1p-11 : b16 ? 0x1p-8 : 0, t = h16 ? 0x1p-25 : b16 ? 0x1p-134 : 0;
-    for (size_t q = 0; q < NSAMPLE && s; q++) {
-        const size_t i = (q * 7919u) % s, j = (q * 104729u + 13u) % s;
+    for (size_t q = 0; q < NSAMPLE && m && n; q++) {
+        const size_t i = (q * 7919u) % m, j = (q * 104729u + 13u) % n;
         double sum = 0, mag = 0;
-        for (size_t k = 0; k < s; k++) {
-            double ab = in_value(st->in, st->hA, i * s + k) * in_value(st->in, st->hB, k * s + j);
+        for (size_t k = 0; k < kk; k++) {
+            double ab = in_value(st->in, st->hA, i * kk + k) * in_value(st->in, st->hB, k * n + j);
             sum += ab;
             mag += fabs(ab);
         }
-        double got = out_value(st->out, st->hC, i * s + j);
-        double acc = 2.0 * (double)s * FLT_EPSILON * mag;
+        double got = out_value(st->out, st->hC, i * n + j);
+        double acc = 2.0 * (double)kk * FLT_EPSILON * mag;
         double tol = st->in == CUPAT_GEMM_I8 ? 0.0 : acc + u * (fabs(sum) + acc) + t;
         /* the vendor's row (not strict) may round tf32 inputs its own way:
          * up to a tf32 ulp (2^-10 relative) on each of a product's two inputs */
@@ -133,15 +134,16 @@ static void tc_free(bench_run *run, tc_state *st)
  * over its whole range; the same every run (bench_rand_f32). */
 static cupat_status tc_setup(bench_run *run, tc_state *st)
 {
-    const size_t n = st->s * st->s, ein = cupat_gemm_type_size(st->in);
+    const size_t na = st->m * st->k, nb = st->k * st->n, ein = cupat_gemm_type_size(st->in);
     const size_t eout = cupat_gemm_type_size(st->out);
-    st->hA = malloc(n * ein + 1);
-    st->hB = malloc(n * ein + 1);
-    st->hC = malloc(n * eout + 1);
+    st->hA = malloc(na * ein + 1);
+    st->hB = malloc(nb * ein + 1);
+    st->hC = malloc(st->m * st->n * eout + 1);
     if (!st->hA || !st->hB || !st->hC)
         return bench_fail(run, CUPAT_ERROR_OUT_OF_MEMORY, "bench gemm_tc: host memory");
     for (int w = 0; w < 2; w++) {
         void *h = w ? st->hB : st->hA;
+        const size_t n = w ? nb : na;
         for (size_t i = 0; i < n; i++) {
             float x = bench_rand_f32(41 + (uint64_t)w, i, -1.0f, 2.0f);
             switch (st->in) {
@@ -154,11 +156,11 @@ static cupat_status tc_setup(bench_run *run, tc_state *st)
             }
         }
     }
-    cupat_status r = cupat_malloc(run->ctx, &st->A, n * ein);
-    if (!r) r = cupat_malloc(run->ctx, &st->B, n * ein);
-    if (!r) r = cupat_malloc(run->ctx, &st->C, n * eout);
-    if (!r) r = cupat_memcpy(run->ctx, st->A, st->hA, n * ein);
-    if (!r) r = cupat_memcpy(run->ctx, st->B, st->hB, n * ein);
+    cupat_status r = cupat_malloc(run->ctx, &st->A, na * ein);
+    if (!r) r = cupat_malloc(run->ctx, &st->B, nb * ein);
+    if (!r) r = cupat_malloc(run->ctx, &st->C, st->m * st->n * eout);
+    if (!r) r = cupat_memcpy(run->ctx, st->A, st->hA, na * ein);
+    if (!r) r = cupat_memcpy(run->ctx, st->B, st->hB, nb * ein);
     return r ? r : cupat_sync(run->ctx);
 }
 
@@ -173,19 +175,28 @@ cupat_status bench_gemm_tc_cases(bench_run *run, const bench_size *size)
     /* --n S: S x S x S (a shape RxC: R); default 4096 on CUDA, 384 on the CPU */
     const size_t s = size && size->n ? (size->rows ? size->rows : size->n)
                      : run->backend == CUPAT_BACKEND_CUDA ? 4096 : 384;
-    for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++) {
+    /* the issue's odd and skinny shapes (bf16 -> bf16), after the S^3 tables,
+     * on the default CUDA run only */
+    static const size_t odd[][3] = {{1000, 1000, 1000}, {4097, 3001, 2003}, {65536, 64, 4096}, {64, 65536, 4096}};
+    const size_t nodd = run->backend == CUPAT_BACKEND_CUDA && !(size && size->n) ? sizeof odd / sizeof odd[0] : 0;
+    for (size_t q = 0; q < sizeof kinds / sizeof kinds[0] + nodd; q++) {
         tc_state st = {0};
-        st.s = s;
-        st.in = kinds[q].in;
-        st.out = kinds[q].out;
+        const int sq = q < sizeof kinds / sizeof kinds[0];
+        const size_t *shape = sq ? NULL : odd[q - sizeof kinds / sizeof kinds[0]];
+        st.m = sq ? s : shape[0];
+        st.n = sq ? s : shape[1];
+        st.k = sq ? s : shape[2];
+        st.in = sq ? kinds[q].in : CUPAT_GEMM_BF16;
+        st.out = sq ? kinds[q].out : CUPAT_GEMM_BF16;
         const double ein = (double)cupat_gemm_type_size(st.in);
         const double eout = (double)cupat_gemm_type_size(st.out);
+        const double m = (double)st.m, n = (double)st.n, k = (double)st.k;
         bench_case c = {0};
         c.pattern = "gemm_tc";
-        snprintf(c.label, sizeof c.label, "%zux%zux%zu %s -> %s, op N,N, beta 0", s, s, s,
+        snprintf(c.label, sizeof c.label, "%zux%zux%zu %s -> %s, op N,N, beta 0", st.m, st.n, st.k,
                  cupat_gemm_type_name(st.in), cupat_gemm_type_name(st.out));
-        c.bytes = 2.0 * (double)s * (double)s * ein + (double)s * (double)s * eout;
-        c.flops = 2.0 * (double)s * (double)s * (double)s;
+        c.bytes = (m * k + k * n) * ein + m * n * eout;
+        c.flops = 2.0 * m * n * k;
         c.bound = BENCH_BOUND_TENSOR;
         c.state = &st;
         c.prepare = tc_poison;
