@@ -169,9 +169,9 @@ cupat_status cupat__gemm_tc_wmma_tiled(cupat_ctx *ctx, const cupat_gemm_tc_args 
 int cupat__gemm_tc_mma_takes(const cupat_gemm_tc_args *a);
 cupat_status cupat__gemm_tc_mma(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
 /* Hopper wgmma + TMA (gemm_tc_wgmma_sm90a.cu, built for sm_90a only) for
- * f16 / bf16 (any op pair, 16-byte aligned A and B, lda and ldb multiples
- * of 8) and tf32 / i8 (through K-major copies), on a compute capability 9.0
- * device; anything else runs mma_sync. */
+ * f16 / bf16 (any op pair; an operand the copy engine cannot read in place
+ * is copied with padded rows first) and tf32 / i8 (through K-major copies),
+ * on a compute capability 9.0 device; anything else runs mma_sync. */
 int cupat__gemm_tc_wgmma_takes(const cupat_gemm_tc_args *a);
 cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a);
 /* The measured dense f16 (bf16 != 0: bf16) tensor-core rate, GFLOP/s: wgmma

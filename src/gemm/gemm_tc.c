@@ -34,8 +34,8 @@ static const cupat_variant_info gemm_tc_variants[] = {
                        "tiles through matrix descriptors, 128 x 256 a block; TMA tile copies in a "
                        "4-stage full/empty mbarrier ring; a producer warp group and two consumer "
                        "warp groups (setmaxnreg 40 / 232), persistent where C allows; all four op "
-                       "pairs of f16 / bf16 (16-byte aligned, ld multiples of 8; else mma_sync); "
-                       "tf32 (k8) and i8 (k32) through K-major copies",
+                       "pairs of f16 / bf16 (operands the copy engine cannot read copied with "
+                       "padded rows); tf32 (k8) and i8 (k32) through K-major copies",
                        "PTX ISA: wgmma, cp.async.bulk.tensor, mbarrier, setmaxnreg; CUDA guide "
                        "(TMA)",
                        CUPAT_BACKEND_CUDA, 1},

@@ -19,9 +19,10 @@
 //     M-major, a row-major B is N-major and a B^T K-major, and wgmma reads
 //     16-bit operands in either order (its transpose immediates), so each
 //     of the four op pairs is its own instantiation with its own copy boxes.
-// It takes f16 / bf16 inputs with 16-byte aligned A and B, lda and ldb
-// multiples of 8 (the copy engine's 16-byte strides), and tf32 and i8
-// inputs of any layout (wgmma reads them K-major only: op(A) and op(B)^T are
+// It takes f16 / bf16 inputs (an operand not 16-byte aligned, or whose
+// leading dimension is not a multiple of 8 — the copy engine's 16-byte
+// strides — is first copied with padded rows), and tf32 and i8 inputs of any
+// layout (wgmma reads them K-major only: op(A) and op(B)^T are
 // first copied K-major into scratch where they are not already, tf32
 // rounded on the way), on a compute capability 9.0 device (the sm_90a
 // image); anything else runs mma_sync's launcher (and so on down). The tile, the pipeline and the descriptors are
@@ -523,12 +524,17 @@ static int wgmma_runs_here(cupat_ctx *ctx)
     return ok[dev] > 0;
 }
 
+// A 16-bit operand the copy engine cannot read in place (unaligned, or a
+// leading dimension not a multiple of 8) is copied first, same layout, rows
+// padded to 16 bytes.
+static int aligned16(const void *p, size_t ld) { return (uintptr_t)p % 16 == 0 && ld % 8 == 0; }
+
 extern "C" int cupat__gemm_tc_wgmma_takes(const cupat_gemm_tc_args *a)
 {
-    if (a->in == CUPAT_GEMM_TF32 || a->in == CUPAT_GEMM_I8) // through K-major copies (a grid row a 32 rows)
-        return a->m <= 65535 * 32 && a->n <= 65535 * 32;
-    return (a->in == CUPAT_GEMM_F16 || a->in == CUPAT_GEMM_BF16) && ((uintptr_t)a->A % 16) == 0 &&
-           ((uintptr_t)a->B % 16) == 0 && a->lda % 8 == 0 && a->ldb % 8 == 0;
+    // the copies' grid: a row of blocks a 32 rows of the copied matrix
+    const int rows_a = a->ta ? a->k : a->m, rows_b = a->tb ? a->n : a->k;
+    if (a->in == CUPAT_GEMM_TF32 || a->in == CUPAT_GEMM_I8) return a->m <= 65535 * 32 && a->n <= 65535 * 32;
+    return (aligned16(a->A, a->lda) || rows_a <= 65535 * 32) && (aligned16(a->B, a->ldb) || rows_b <= 65535 * 32);
 }
 
 // tf32 / i8: K-major copies (where needed), then the K-major instantiation
@@ -571,6 +577,27 @@ extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc
                         (double)((a->m + MB - 1) / MB) * ((a->n + NB - 1) / NB) < 1073741824.0;
     if (a->in == CUPAT_GEMM_TF32) return persist ? launch_kmajor<K_TF32, true>(ctx, a) : launch_kmajor<K_TF32, false>(ctx, a);
     if (a->in == CUPAT_GEMM_I8) return persist ? launch_kmajor<K_I8, true>(ctx, a) : launch_kmajor<K_I8, false>(ctx, a);
+    cupat_gemm_tc_args c = *a; // 16-bit operands copied where the copy engine cannot read them
+    const int ca = !aligned16(a->A, a->lda), cb = !aligned16(a->B, a->ldb);
+    if (ca || cb) {
+        const int ra = a->ta ? a->k : a->m, wa = a->ta ? a->m : a->k; // A and B as stored
+        const int rb = a->tb ? a->n : a->k, wb = a->tb ? a->k : a->n;
+        const size_t la = ((size_t)wa + 7) / 8 * 8, lb = ((size_t)wb + 7) / 8 * 8;
+        const size_t ba = ca ? ((size_t)ra * la * 2 + 255) / 256 * 256 : 0, bb = cb ? (size_t)rb * lb * 2 : 0;
+        unsigned char *scratch = NULL;
+        CUPAT_TRY(cupat__scratch(ctx, ba + bb, (void **)&scratch));
+        if (ca) {
+            CUPAT_TRY((kmajor<uint16_t, false>(ctx, a->A, a->lda, 0, ra, wa, scratch, la)));
+            c.A = scratch;
+            c.lda = la;
+        }
+        if (cb) {
+            CUPAT_TRY((kmajor<uint16_t, false>(ctx, a->B, a->ldb, 0, rb, wb, scratch + ba, lb)));
+            c.B = scratch + ba;
+            c.ldb = lb;
+        }
+        a = &c;
+    }
     const int bf = a->in == CUPAT_GEMM_BF16, sel = a->ta * 2 + a->tb;
     switch (sel + 4 * bf + 8 * persist) {
     case 0: return launch<K_F16, 0, 0, false>(ctx, a);
