@@ -43,6 +43,26 @@ inline double median(float *t, int n)
     return n % 2 ? t[n / 2] : 0.5 * ((double)t[n / 2 - 1] + t[n / 2]);
 }
 
+// Copies and sets on a lab's stream. ctx->stream is created
+// cudaStreamNonBlocking (src/core/context.c): it does not synchronize with the
+// legacy default stream, so a plain cudaMemcpy or cudaMemset is NOT ordered
+// with the kernels a lab launches on ctx->stream. A read-back with cudaMemcpy
+// can copy the output before the kernel has written it, and an upload or a
+// cudaMemset can land after the kernel has read or written the buffer (on the
+// H100 this showed as fixed cases "WRONG" and a fence litmus test counting the
+// previous launch's violations). copy() queues the copy on the stream and
+// waits for it (the host side may be read or reused at once); fill() is a
+// stream-ordered cudaMemsetAsync.
+inline cudaError_t copy(cudaStream_t s, void *dst, const void *src, size_t bytes)
+{
+    const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s);
+    return e != cudaSuccess ? e : cudaStreamSynchronize(s);
+}
+inline cudaError_t fill(cudaStream_t s, void *dst, int value, size_t bytes)
+{
+    return cudaMemsetAsync(dst, value, bytes, s);
+}
+
 // Device buffers of one run, cudaMalloc'd at their exact sizes (so memcheck
 // and initcheck know the bounds) and freed together.
 struct Bufs {

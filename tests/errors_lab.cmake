@@ -10,3 +10,5 @@ cupat_cli_test(lab_errors_list "lab errors --list" RC 0 OUT "racecheck.*syncchec
 cupat_cli_test(lab_errors_unknown "lab errors --case bogus" RC 2 ERR "unknown case 'bogus'" ERR_LINES 1 LABELS lab)
 cupat_cli_test(lab_errors_buggy_alone "lab errors --buggy" RC 2 ERR "go with --case" ERR_LINES 1 LABELS lab)
 cupat_cli_test(lab_errors_all "lab errors" RC "0|1" ANY "errors lab: every case as expected|need a GPU" LABELS lab)
+cupat_cli_test(lab_errors_json_case "lab errors --case bytes --json x.json" RC 2 ERR "--json goes with the full run" ERR_LINES 1
+               LABELS lab)

@@ -20,3 +20,7 @@ cupat_cli_test(lab_float_cpu_gpu "lab float rounding --backend cpu" RC 2 ERR "fo
 # without one, the host parts and one line a GPU experiment.
 cupat_cli_test(lab_float_all "lab float --n 65536 --reps 2" RC "0|1"
                ANY "float lab: every check OK|skipped \\(no GPU\\)" LABELS lab)
+# --json FILE, as every lab takes it (the rows also as JSON).
+cupat_cli_test(lab_float_json "lab float encode classes --json lab_float_encode.json" RC 0 OUT "every check OK" LABELS lab)
+cupat_cli_test(lab_float_json_bad "lab float encode --json /nonexistent/dir/f.json" RC 1 ERR "--json /nonexistent/dir/f.json: cannot write"
+               ERR_LINES 1 LABELS lab)

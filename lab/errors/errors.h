@@ -71,6 +71,10 @@ enum {
     LAB_ERR_WRONG      /* fixed: wrong, or buggy: a symptom that cannot come from this bug */
 };
 int lab_errors_verdict(int c, int fixed, const lab_err_result *r);
+/* Whether e (a cudaError_t) is how the runtime refuses an invalid block
+ * shape: cudaErrorInvalidConfiguration (the books, older toolkits) or
+ * cudaErrorInvalidValue (CUDA 13.0, driver 580, measured on the H100). */
+int lab_errors_is_config_error(int e);
 const char *lab_errors_verdict_name(int v);
 
 /* PMPP ex. 5.10 for one BLOCK_WIDTH (1..20 of those compiled: 2, 4, 5, 6, 8,

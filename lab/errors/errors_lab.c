@@ -27,7 +27,10 @@ static const lab_err_case cases[LAB_ERR_NCASES] = {
     [LAB_ERR_DIVERGENT_BARRIER] = {"divergent-barrier", "__syncthreads() inside if (threadIdx.x < 128)",
                                    "PCCP 5.1 Synchronization",
                                    "the upper half reads without waiting; before Volta it could hang",
-                                   "the barrier outside the branch", "compute-sanitizer synccheck", "synccheck", 1},
+                                   "the barrier outside the branch",
+                                   "compute-sanitizer racecheck (the shared-memory race); synccheck reports a divergent "
+                                   "__syncthreads() only before Volta: on the H100 (sm_90, CUDA 13.0) it reported 0 errors",
+                                   "racecheck", 1},
     [LAB_ERR_OOB] = {"oob", "no if (i < n) guard: 1024 threads for 1000 elements", "lecture 10, Common Errors",
                      "silent: the extra threads read and write past the end, the answer looks right",
                      "the guard", "compute-sanitizer memcheck", "memcheck", 0},
@@ -35,7 +38,8 @@ static const lab_err_case cases[LAB_ERR_NCASES] = {
                        "lecture 10, Common Errors", "only the first quarter copied; the rest is uninitialized",
                        "n * sizeof(float)", "compute-sanitizer initcheck", "initcheck", 0},
     [LAB_ERR_LAUNCH_CONFIG] = {"launch-config", "a (32, 32, 2) block: 2048 threads", "PMPP 3.1",
-                               "cudaErrorInvalidConfiguration from cudaGetLastError; the kernel never runs",
+                               "cudaGetLastError: cudaErrorInvalidConfiguration (the books; CUDA 13.0 on the H100 says "
+                               "cudaErrorInvalidValue, \"invalid argument\"); the kernel never runs",
                                "(32, 16, 2) x 2 blocks", "the return code of cudaGetLastError after the launch", NULL, 0},
     [LAB_ERR_RESOURCES] = {"resources", "1024 threads of a kernel that needs more than 64 registers a thread",
                            "CUDA Guide 7.2; PCCP 4.1 Registers",
@@ -81,11 +85,16 @@ int lab_errors_verdict(int c, int fixed, const lab_err_result *r)
     case LAB_ERR_OOB: return !r->error && !r->wrong && r->n ? LAB_ERR_SHOWN : LAB_ERR_WRONG;
     case LAB_ERR_BYTES: return !r->error && r->n && r->wrong == r->n - r->n / 4 ? LAB_ERR_SHOWN : LAB_ERR_WRONG;
     case LAB_ERR_LAUNCH_CONFIG:
-        return r->error == cudaErrorInvalidConfiguration && r->wrong == r->n ? LAB_ERR_SHOWN : LAB_ERR_WRONG;
+        return lab_errors_is_config_error(r->error) && r->wrong == r->n ? LAB_ERR_SHOWN : LAB_ERR_WRONG;
     case LAB_ERR_RESOURCES: return r->error == cudaErrorLaunchOutOfResources ? LAB_ERR_SHOWN : LAB_ERR_WRONG;
     case LAB_ERR_ASYNC: return r->error == cudaErrorIllegalAddress && !r->wrong ? LAB_ERR_SHOWN : LAB_ERR_WRONG;
     default: return LAB_ERR_WRONG;
     }
+}
+
+int lab_errors_is_config_error(int e)
+{
+    return e == cudaErrorInvalidConfiguration || e == cudaErrorInvalidValue;
 }
 
 static const int widths[LAB_ERR_NWIDTHS] = {2, 4, 5, 6, 8, 16, 20};

@@ -14,6 +14,8 @@
 namespace {
 
 using cupat_lab::Bufs;
+using cupat_lab::copy;
+using cupat_lab::fill;
 using cupat_lab::median;
 using cupat_lab::timed;
 
@@ -117,7 +119,7 @@ template <int H> cupat_status window_row(Run &X, const unsigned *in, unsigned *o
         k_window<H><<<blocks, 256, 0, X.s>>>(in, passes, out);
         return LAUNCHED("k_window");
     }));
-    CK(cudaMemcpy(host, out, (size_t)blocks * 256 * 4, cudaMemcpyDeviceToHost));
+    CK(copy(X.s, host, out, (size_t)blocks * 256 * 4));
     // in[i] = i % 7: thread t of block b adds words j = t, t + 256, ... of its window.
     r->ok = 1;
     for (int b = 0; b < blocks && r->ok; b++)
@@ -141,7 +143,7 @@ template <int H> cupat_status offset_row(Run &X, const unsigned *in, unsigned *o
         k_offset_copy<H><<<(unsigned)((n + 255) / 256), 256, 0, X.s>>>(in, out, n, 11);
         return LAUNCHED("k_offset_copy");
     }));
-    CK(cudaMemcpy(host, out, n * 4, cudaMemcpyDeviceToHost));
+    CK(copy(X.s, host, out, n * 4));
     r->ok = 1;
     for (size_t i = 0; i < n && r->ok; i++) r->ok = host[i] == (unsigned)((i + 11) % 7);
     snprintf(r->note, sizeof r->note, "misaligned by 44 bytes: each warp spans two 128-byte lines (PCCP readOffset)");
@@ -195,7 +197,7 @@ cupat_status exp_stride(Run &X)
             k_stride<<<(unsigned)(n / 256), 256, 0, X.s>>>(in, out, n, st);
             return LAUNCHED("k_stride");
         });
-        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(host, out, n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (!s) s = cupat__cuda(X.ctx, copy(X.s, host, out, n * 4), "cudaMemcpyAsync");
         if (s) break;
         r->ok = 1;
         for (size_t i = 0; i < n && r->ok; i++) r->ok = host[i] == (unsigned)(i * st);
@@ -244,7 +246,7 @@ template <class T> cupat_status align_row(Run &X, const char *name, void *buf, f
         k_sum3<T><<<(unsigned)(n / 256), 256, 0, X.s>>>(p, out, n);
         return LAUNCHED("k_sum3");
     }));
-    CK(cudaMemcpy(host, out, n * 4, cudaMemcpyDeviceToHost));
+    CK(copy(X.s, host, out, n * 4));
     r->ok = 1;
     for (size_t i = 0; i < n && r->ok; i++) r->ok = host[i] == (float)(i % 7 + i % 5 + i % 3);
     snprintf(r->note, sizeof r->note, "%s; GB/s of the 16 useful bytes an element",
@@ -261,7 +263,7 @@ cupat_status exp_align(Run &X)
     if (!host) return cupat__fail(X.ctx, CUPAT_ERROR_OUT_OF_MEMORY, "lab memory: out of host memory");
     cupat_status s = cupat__cuda(X.ctx, b.alloc(&buf, n * 16), "cudaMalloc");
     if (!s) s = cupat__cuda(X.ctx, b.alloc((void **)&out, n * 4), "cudaMalloc");
-    if (!s) s = cupat__cuda(X.ctx, cudaMemset(buf, 0, n * 16), "cudaMemset"); // padding and float4.w defined
+    if (!s) s = cupat__cuda(X.ctx, fill(X.s, buf, 0, n * 16), "cudaMemsetAsync"); // padding and float4.w defined
     if (!s) s = align_row<S3>(X, "struct {float x, y, z}", buf, out, host, n);
     if (!s) s = align_row<S3A>(X, "__align__(16) struct {float x, y, z}", buf, out, host, n);
     if (!s) s = align_row<float4>(X, "float4", buf, out, host, n);
@@ -292,8 +294,9 @@ cupat_status exp_pitch(Run &X)
     cupat_status s = cupat__cuda(X.ctx, b.alloc((void **)&plain, row * h), "cudaMalloc");
     if (!s) s = cupat__cuda(X.ctx, cudaMallocPitch((void **)&pitched, &pitch, row, h), "cudaMallocPitch");
     for (size_t i = 0; i < (size_t)w * h; i++) hm[i] = (float)(i % 1000);
-    if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(plain, hm, row * h, cudaMemcpyHostToDevice), "cudaMemcpy");
-    if (!s) s = cupat__cuda(X.ctx, cudaMemcpy2D(pitched, pitch, hm, row, row, h, cudaMemcpyHostToDevice), "cudaMemcpy2D");
+    if (!s) s = cupat__cuda(X.ctx, copy(X.s, plain, hm, row * h), "cudaMemcpyAsync");
+    if (!s) s = cupat__cuda(X.ctx, cudaMemcpy2DAsync(pitched, pitch, hm, row, row, h, cudaMemcpyHostToDevice, X.s), "cudaMemcpy2DAsync");
+    if (!s) s = cupat__cuda(X.ctx, cudaStreamSynchronize(X.s), "cudaStreamSynchronize");
     const dim3 blk(32, 8), grid((w + 31) / 32, h / 8);
     for (int k = 0; k < 2 && !s; k++) {
         float *p = k ? pitched : plain;
@@ -303,7 +306,8 @@ cupat_status exp_pitch(Run &X)
             k_add2d<<<grid, blk, 0, X.s>>>(p, pe, w, h);
             return LAUNCHED("k_add2d");
         });
-        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy2D(back, row, p, pe * 4, row, h, cudaMemcpyDeviceToHost), "cudaMemcpy2D");
+        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy2DAsync(back, row, p, pe * 4, row, h, cudaMemcpyDeviceToHost, X.s), "cudaMemcpy2DAsync");
+        if (!s) s = cupat__cuda(X.ctx, cudaStreamSynchronize(X.s), "cudaStreamSynchronize");
         if (s) break;
         r->ok = 1;
         for (size_t i = 0; i < (size_t)w * h && r->ok; i++) r->ok = back[i] == hm[i] + (float)(X.reps + 1);
@@ -362,11 +366,13 @@ __global__ void k_inc_managed()
 cupat_status exp_symbols(Run &X)
 {
     float v = 3.14f, got = 0;
-    CK(cudaMemcpyToSymbol(devData, &v, sizeof v));
+    // The symbol copies on the lab's stream (cudaMemcpyToSymbol itself runs on
+    // the legacy stream, which the lab's non-blocking stream does not wait for).
+    CK(cudaMemcpyToSymbolAsync(devData, &v, sizeof v, 0, cudaMemcpyHostToDevice, X.s));
     k_add_devdata<<<1, 1, 0, X.s>>>(2.0f);
     CUPAT_TRY(LAUNCHED("k_add_devdata"));
+    CK(cudaMemcpyFromSymbolAsync(&got, devData, sizeof got, 0, cudaMemcpyDeviceToHost, X.s));
     CK(cudaStreamSynchronize(X.s));
-    CK(cudaMemcpyFromSymbol(&got, devData, sizeof got));
     lab_mem_row *r = add(X, "MemcpyToSymbol 3.14, kernel += 2, FromSymbol");
     r->value = got;
     r->ok = got == 3.14f + 2.0f;
@@ -377,11 +383,11 @@ cupat_status exp_symbols(Run &X)
     CK(cudaGetSymbolAddress(&addr, devData));
     CK(cudaGetSymbolSize(&size, devData));
     v = 1.5f;
-    CK(cudaMemcpy(addr, &v, sizeof v, cudaMemcpyHostToDevice)); // &devData itself is not valid on the host
+    CK(copy(X.s, addr, &v, sizeof v)); // &devData itself is not valid on the host
     k_add_devdata<<<1, 1, 0, X.s>>>(2.0f);
     CUPAT_TRY(LAUNCHED("k_add_devdata"));
     CK(cudaStreamSynchronize(X.s));
-    CK(cudaMemcpy(&got, addr, sizeof got, cudaMemcpyDeviceToHost));
+    CK(copy(X.s, &got, addr, sizeof got));
     r = add(X, "GetSymbolAddress + cudaMemcpy 1.5, += 2");
     r->value = got;
     r->ok = got == 3.5f && size == sizeof(float);
@@ -408,7 +414,7 @@ cupat_status sum_row(Run &X, lab_mem_row *r, const unsigned *p, size_t n, unsign
         k_sum_u32<<<X.sms * 8, 256, 0, X.s>>>(p, n, dsum);
         return LAUNCHED("k_sum_u32");
     }));
-    CK(cudaMemcpy(&got, dsum, 4, cudaMemcpyDeviceToHost));
+    CK(copy(X.s, &got, dsum, 4));
     r->ok = got == expect;
     return CUPAT_SUCCESS;
 }
@@ -423,7 +429,7 @@ cupat_status exp_uva(Run &X)
     for (size_t i = 0; i < n; i++) expect += (h[i] = (unsigned)(i % 13));
     cupat_status s = cupat__cuda(X.ctx, b.alloc((void **)&dsum, 4), "cudaMalloc");
     if (!s) s = cupat__cuda(X.ctx, b.alloc((void **)&d, n * 4), "cudaMalloc");
-    if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(d, h, n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+    if (!s) s = cupat__cuda(X.ctx, copy(X.s, d, h, n * 4), "cudaMemcpyAsync");
     cudaPointerAttributes pa;
     if (!s) s = cupat__cuda(X.ctx, cudaPointerGetAttributes(&pa, h), "cudaPointerGetAttributes");
     if (!s) {
@@ -465,7 +471,7 @@ cupat_status exp_transfers(Run &X)
             }
             return CUPAT_SUCCESS;
         });
-        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(back, d, total, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (!s) s = cupat__cuda(X.ctx, copy(X.s, back, d, total), "cudaMemcpyAsync");
         if (!s) r->ok = !memcmp(back, h, total);
         if (!s) snprintf(r->note, sizeof r->note, "pinned; %.2f us a call", r->ms * 1e3 / (double)cnt);
     }
@@ -504,7 +510,7 @@ template <int U> cupat_status inflight_row(Run &X, const float4 *in, size_t n4, 
         k_read_vec<U><<<blocks, 256, 0, X.s>>>(in, n4, out);
         return LAUNCHED("k_read_vec");
     }));
-    CK(cudaMemcpy(host, out, (size_t)blocks * 256 * 4, cudaMemcpyDeviceToHost));
+    CK(copy(X.s, host, out, (size_t)blocks * 256 * 4));
     double sum = 0;
     for (int i = 0; i < blocks * 256; i++) sum += host[i];
     r->ok = sum == 4.0 * (double)n4;
@@ -566,7 +572,7 @@ cupat_status exp_carveout(Run &X)
             k_carve<<<blocks, 256, 0, X.s>>>(in, passes, out);
             return LAUNCHED("k_carve");
         });
-        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(k ? host : first, out, (size_t)blocks * 256 * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (!s) s = cupat__cuda(X.ctx, copy(X.s, k ? host : first, out, (size_t)blocks * 256 * 4), "cudaMemcpyAsync");
         if (s) break;
         r->ok = !k || !memcmp(host, first, (size_t)blocks * 256 * 4);
         snprintf(r->note, sizeof r->note, "a hint: the rest of the 256 KiB is L1; 4 x 32 KiB re-read windows an SM");
@@ -612,7 +618,7 @@ template <int M> cupat_status bank_row(Run &X, unsigned *out, unsigned *host, in
     }));
     r->ms = median(X.t, X.reps);
     r->value = (double)blocks * 256 * iters / (r->ms * 1e-3) * 1e-9;
-    CK(cudaMemcpy(host, out, (size_t)blocks * 256 * 4, cudaMemcpyDeviceToHost));
+    CK(copy(X.s, host, out, (size_t)blocks * 256 * 4));
     uint32_t addr[32];
     r->ok = 1;
     for (int lane = 0; lane < 32; lane++) {
@@ -667,7 +673,8 @@ cupat_status exp_constant(Run &X)
 {
     static unsigned h[4096];
     for (int i = 0; i < 4096; i++) h[i] = (unsigned)i;
-    CK(cudaMemcpyToSymbol(c_data, h, sizeof h));
+    CK(cudaMemcpyToSymbolAsync(c_data, h, sizeof h, 0, cudaMemcpyHostToDevice, X.s));
+    CK(cudaStreamSynchronize(X.s));
     const int blocks = X.sms * 4, iters = 4096;
     const size_t outn = (size_t)blocks * 256;
     Bufs b;
@@ -682,7 +689,7 @@ cupat_status exp_constant(Run &X)
             k_const<<<blocks, 256, 0, X.s>>>(d, iters, out);
             return LAUNCHED("k_const");
         });
-        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(host, out, outn * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (!s) s = cupat__cuda(X.ctx, copy(X.s, host, out, outn * 4), "cudaMemcpyAsync");
         if (s) break;
         r->ms = median(X.t, X.reps);
         r->value = (double)outn * iters / (r->ms * 1e-3) * 1e-9;
@@ -731,7 +738,7 @@ template <bool DYN> cupat_status local_row(Run &X, const int *idx, unsigned *out
         k_local<DYN><<<blocks, 256, 0, X.s>>>(idx, iters, out);
         return LAUNCHED("k_local");
     }));
-    CK(cudaMemcpy(host, out, (size_t)blocks * 256 * 4, cudaMemcpyDeviceToHost));
+    CK(copy(X.s, host, out, (size_t)blocks * 256 * 4));
     r->ok = 1;
     for (unsigned t = 0; t < (unsigned)blocks * 256 && r->ok; t++) r->ok = host[t] == 496u * t * (unsigned)(iters / 32);
     snprintf(r->note, sizeof r->note, "%d registers, %zu bytes of local memory a thread (cudaFuncGetAttributes)", fa.numRegs,
@@ -750,7 +757,7 @@ cupat_status exp_local(Run &X)
     if (!host) return cupat__fail(X.ctx, CUPAT_ERROR_OUT_OF_MEMORY, "lab memory: out of host memory");
     cupat_status s = cupat__cuda(X.ctx, b.alloc((void **)&idx, sizeof h), "cudaMalloc");
     if (!s) s = cupat__cuda(X.ctx, b.alloc((void **)&out, (size_t)blocks * 256 * 4), "cudaMalloc");
-    if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(idx, h, sizeof h, cudaMemcpyHostToDevice), "cudaMemcpy");
+    if (!s) s = cupat__cuda(X.ctx, copy(X.s, idx, h, sizeof h), "cudaMemcpyAsync");
     if (!s) s = local_row<false>(X, idx, out, host, blocks);
     if (!s) s = local_row<true>(X, idx, out, host, blocks);
     free(host);
@@ -809,7 +816,7 @@ cupat_status exp_texture(Run &X)
             else k_tex1d<<<n / 256, 256, 0, X.s>>>(t1, out, n);
             return LAUNCHED("k_tex");
         });
-        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(host, out, (size_t)n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (!s) s = cupat__cuda(X.ctx, copy(X.s, host, out, (size_t)n * 4), "cudaMemcpyAsync");
         if (s) break;
         r->ok = 1;
         for (int i = 0; i < n && r->ok; i++) r->ok = host[i] == 2.0f;
@@ -822,7 +829,10 @@ cupat_status exp_texture(Run &X)
             for (int x = 0; x < 4; x++) v[y * 4 + x] = (float)(x * x + 10 * y);
         cudaChannelFormatDesc cd = cudaCreateChannelDesc<float>();
         s = cupat__cuda(X.ctx, cudaMallocArray(&arr, &cd, 4, 3), "cudaMallocArray");
-        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy2DToArray(arr, 0, 0, v, 16, 16, 3, cudaMemcpyHostToDevice), "cudaMemcpy2DToArray");
+        if (!s)
+            s = cupat__cuda(X.ctx, cudaMemcpy2DToArrayAsync(arr, 0, 0, v, 16, 16, 3, cudaMemcpyHostToDevice, X.s),
+                            "cudaMemcpy2DToArrayAsync");
+        if (!s) s = cupat__cuda(X.ctx, cudaStreamSynchronize(X.s), "cudaStreamSynchronize");
         if (!s) {
             cudaResourceDesc rd = {};
             rd.resType = cudaResourceTypeArray;
@@ -838,7 +848,7 @@ cupat_status exp_texture(Run &X)
             k_tex2d<<<1, dim3(3, 3), 0, X.s>>>(t2, out);
             s = LAUNCHED("k_tex2d");
         }
-        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (!s) s = cupat__cuda(X.ctx, copy(X.s, got, out, sizeof got), "cudaMemcpyAsync");
         if (!s) {
             lab_mem_row *r = add(X, "tex2D linear filter, half-texel samples");
             r->ok = 1;
@@ -867,9 +877,15 @@ cupat_status exp_texture(Run &X)
 
 // Message passing: even blocks write data[slot] = k then flag[slot] = k;
 // odd blocks read flag then data. Seeing flag k with data older than k is a
-// violation of the order the writer meant. FENCE puts __threadfence()
-// between the two writes and between the two reads (the fence pair that
-// orders them); the loops are bounded and nobody waits.
+// violation of the order the writer meant. Every access is volatile (the
+// compiler keeps each one, in program order, and reads memory each time
+// instead of a register or L1), so only the hardware can reorder them.
+// FENCE puts __threadfence() between the writer's data and flag stores and
+// between the reader's flag and data loads: the fence pair that orders them
+// (PTX: a fence on each side of a relaxed flag store / load makes the data
+// store visible before the flag); with both fences a violation is not
+// allowed. The 2 x SMs blocks of 256 threads are all resident at once, so
+// each reader overlaps its writer; the loops are bounded and nobody waits.
 template <bool FENCE> __global__ void __launch_bounds__(256) k_mp(volatile int *data, volatile int *flag, int iters, unsigned *viol)
 {
     const int pair = blockIdx.x / 2, slot = pair * blockDim.x + threadIdx.x;
@@ -906,14 +922,21 @@ cupat_status exp_fence(Run &X)
     for (int k = 0; k < 2 && !s; k++) {
         unsigned long long total = 0;
         for (int rep = 0; rep < X.reps && !s; rep++) {
-            s = cupat__cuda(X.ctx, cudaMemsetAsync(data, 0, slots * 4, X.s), "cudaMemsetAsync");
-            if (!s) s = cupat__cuda(X.ctx, cudaMemsetAsync(flag, 0, slots * 4, X.s), "cudaMemsetAsync");
+            // All on the lab's stream: the counts read back are this launch's.
+            s = cupat__cuda(X.ctx, fill(X.s, data, 0, slots * 4), "cudaMemsetAsync");
+            if (!s) s = cupat__cuda(X.ctx, fill(X.s, flag, 0, slots * 4), "cudaMemsetAsync");
+            if (!s) s = cupat__cuda(X.ctx, fill(X.s, viol, 0xFF, slots * 4), "cudaMemsetAsync"); // every reader overwrites
             if (s) break;
             if (k) k_mp<true><<<2 * pairs, 256, 0, X.s>>>(data, flag, iters, viol);
             else k_mp<false><<<2 * pairs, 256, 0, X.s>>>(data, flag, iters, viol);
             s = LAUNCHED("k_mp");
-            if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(host, viol, slots * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
-            for (size_t i = 0; i < slots && !s; i++) total += host[i];
+            if (!s) s = cupat__cuda(X.ctx, copy(X.s, host, viol, slots * 4), "cudaMemcpyAsync");
+            for (size_t i = 0; i < slots && !s; i++) {
+                if (host[i] > (unsigned)iters)
+                    s = cupat__fail(X.ctx, CUPAT_ERROR_INTERNAL, "lab memory: fence: slot %zu counted %u violations in %d reads",
+                                    i, host[i], iters);
+                total += host[i];
+            }
         }
         if (s) break;
         lab_mem_row *r = add(X, k ? "__threadfence() both sides" : "no fence");
@@ -928,44 +951,62 @@ cupat_status exp_fence(Run &X)
 
 // ---- volatile ---------------------------------------------------------------------------------------
 
-template <bool VOL> __global__ void k_poll(int *flag, int max_polls, long long delay, int *result)
+// One block of two warps, so the writer and the poller are resident together
+// by construction (two blocks need not be: a poller whose writer block is
+// never scheduled would wait in vain). Warp 1 waits `delay` cycles, then
+// stores the flag; thread 0 of warp 0 polls it at most max_polls times. The
+// plain load may be hoisted out of the loop (nothing in the loop writes
+// *flag, so the compiler may read it once); the volatile load is issued on
+// every iteration and cannot be. result[0] is the poll count, result[1] the
+// flag as the poller last read it.
+template <bool VOL> __global__ void __launch_bounds__(64) k_poll(int *flag, int max_polls, long long delay, int *result)
 {
-    if (blockIdx.x == 1) {
+    if (threadIdx.x == 32) {
         const long long t0 = clock64();
-        while (clock64() - t0 < delay) {} // bounded: a few microseconds
+        while (clock64() - t0 < delay) {} // bounded: ~10 microseconds
         *(volatile int *)flag = 1;
         __threadfence();
-    } else {
-        int polls = 0;
+    } else if (threadIdx.x == 0) {
+        int polls = 0, seen = 0;
         if (VOL) {
             volatile int *f = flag;
-            while (polls < max_polls && *f == 0) polls++;
+            while (polls < max_polls && (seen = *f) == 0) polls++;
         } else {
-            while (polls < max_polls && *flag == 0) polls++; // the load may be hoisted out of the loop
+            while (polls < max_polls && (seen = *flag) == 0) polls++; // the load may be hoisted out of the loop
         }
-        *result = polls;
+        result[0] = polls;
+        result[1] = seen;
     }
 }
 
 cupat_status exp_volatile(Run &X)
 {
     const int max_polls = 1 << 22;
+    const long long delay = 20000;
     Bufs b;
     int *flag = nullptr, *res = nullptr;
     CK(b.alloc((void **)&flag, 4));
-    CK(b.alloc((void **)&res, 4));
+    CK(b.alloc((void **)&res, 8));
     for (int k = 0; k < 2; k++) {
-        CK(cudaMemset(flag, 0, 4));
-        if (k) k_poll<true><<<2, 1, 0, X.s>>>(flag, max_polls, 20000, res);
-        else k_poll<false><<<2, 1, 0, X.s>>>(flag, max_polls, 20000, res);
+        CK(fill(X.s, flag, 0, 4));
+        CK(fill(X.s, res, 0xFF, 8)); // -1: not written
+        if (k) k_poll<true><<<1, 64, 0, X.s>>>(flag, max_polls, delay, res);
+        else k_poll<false><<<1, 64, 0, X.s>>>(flag, max_polls, delay, res);
         CUPAT_TRY(LAUNCHED("k_poll"));
-        int polls = 0;
-        CK(cudaMemcpy(&polls, res, 4, cudaMemcpyDeviceToHost));
+        int got[2] = {-1, -1}, final_flag = -1;
+        CK(copy(X.s, got, res, 8));
+        CK(copy(X.s, &final_flag, flag, 4));
+        if (got[0] < 0 || got[0] > max_polls || final_flag != 1)
+            return cupat__fail(X.ctx, CUPAT_ERROR_INTERNAL, "lab memory: volatile: polls %d, flag %d after the kernel", got[0],
+                               final_flag);
         lab_mem_row *r = add(X, k ? "volatile int *flag" : "int *flag (plain)");
-        r->value = polls;
-        r->ok = k ? polls < max_polls : -1;
-        snprintf(r->note, sizeof r->note, "%s", polls >= max_polls ? "never saw the flag: the load was hoisted (or cached)"
-                                                                   : "saw the other block's store");
+        r->value = got[0];
+        r->ok = k ? got[0] < max_polls && got[1] == 1 : -1;
+        if (got[0] < max_polls)
+            snprintf(r->note, sizeof r->note, "saw the other warp's store after %d polls (it waits %lld cycles)", got[0], delay);
+        else
+            snprintf(r->note, sizeof r->note, "never saw the flag in %d polls, though the writer set it: %s", max_polls,
+                     k ? "volatile failed" : "the load was hoisted out of the loop");
     }
     return CUPAT_SUCCESS;
 }
@@ -1012,7 +1053,7 @@ cupat_status exp_restrict(Run &X)
             else k_foo<<<n / 256, 256, 0, X.s>>>(a, bb, c, n);
             return LAUNCHED("k_foo");
         });
-        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(hc, c, (size_t)n * 24, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (!s) s = cupat__cuda(X.ctx, copy(X.s, hc, c, (size_t)n * 24), "cudaMemcpyAsync");
         if (s) break;
         r->ok = 1;
         for (size_t i = 0; i < (size_t)n * 6 && r->ok; i++) r->ok = hc[i] == 1.0f;
@@ -1077,7 +1118,7 @@ cupat_status exp_um(Run &X)
             cudaEventDestroy(e0), cudaEventDestroy(e1), cudaEventDestroy(e2);
         }
         unsigned got = 0;
-        if (!s) s = cupat__cuda(X.ctx, cudaMemcpy(&got, dsum, 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (!s) s = cupat__cuda(X.ctx, copy(X.s, &got, dsum, 4), "cudaMemcpyAsync");
         if (s) break;
         r->ms = median(X.t, X.reps);
         r->value = (double)bytes / (r->ms * 1e-3) * 1e-9;

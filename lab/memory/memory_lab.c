@@ -36,7 +36,7 @@ static const lab_mem_exp exps[LAB_MEM_NEXP] = {
                          "GB/s"},
     [LAB_MEM_FENCE] = {"fence", "message passing: data then flag; a reader seeing the flag but old data", "PCCP 5.1 (fences)",
                        "violations"},
-    [LAB_MEM_VOLATILE] = {"volatile", "a flag another block sets, polled with a plain and a volatile load",
+    [LAB_MEM_VOLATILE] = {"volatile", "a flag another warp sets, polled with a plain and a volatile load",
                           "PCCP 5.1 Volatile Qualifier", "polls"},
     [LAB_MEM_RESTRICT] = {"restrict", "the same kernel with and without __restrict__: registers and time",
                           "Guide 10.2.6", "GB/s"},

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,4 +165,96 @@ cupat_ctx *cli_context(cupat_backend b, int device)
         return NULL;
     }
     return ctx;
+}
+
+/* ------------------------------------------------------------- JSON -- */
+
+void cli_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int cli_json_open(cli_json *J, const char *cmd, const char *path, const char *lab, const char *device,
+                  const char *date, const char *commit, int reps)
+{
+    memset(J, 0, sizeof *J);
+    if (!path) return 0;
+    if (!(J->f = fopen(path, "w"))) {
+        fprintf(stderr, "%s: --json %s: cannot write: %s\n", cmd, path, strerror(errno));
+        return 1;
+    }
+    fputs("{\n  \"lab\": ", J->f);
+    cli_json_string(J->f, lab);
+    fputs(", \"device\": ", J->f);
+    cli_json_string(J->f, device);
+    fputs(", \"date\": ", J->f);
+    cli_json_string(J->f, date);
+    fputs(", \"commit\": ", J->f);
+    cli_json_string(J->f, commit);
+    fprintf(J->f, ", \"reps\": %d,\n  \"experiments\": {", reps);
+    return 0;
+}
+
+int cli_json_close(cli_json *J, const char *cmd, const char *path)
+{
+    if (!J->f) return 0;
+    fputs("\n  }\n}\n", J->f);
+    const int bad = ferror(J->f) | fclose(J->f);
+    J->f = NULL;
+    if (bad) fprintf(stderr, "%s: --json %s: write failed\n", cmd, path);
+    return bad ? 1 : 0;
+}
+
+static void json_key(cli_json *J, const char *k)
+{
+    fprintf(J->f, "%s", J->nkey++ ? ", " : "");
+    cli_json_string(J->f, k);
+    fputs(": ", J->f);
+}
+
+void cli_json_exp(cli_json *J, const char *name)
+{
+    if (!J->f) return;
+    fprintf(J->f, "%s\n    ", J->nexp++ ? "," : "");
+    cli_json_string(J->f, name);
+    fputs(": [", J->f);
+    J->nrow = 0;
+}
+
+void cli_json_end_exp(cli_json *J)
+{
+    if (J->f) fputs("\n    ]", J->f);
+}
+
+void cli_json_row(cli_json *J)
+{
+    if (!J->f) return;
+    fprintf(J->f, "%s\n      {", J->nrow++ ? "," : "");
+    J->nkey = 0;
+}
+
+void cli_json_end_row(cli_json *J)
+{
+    if (J->f) fputc('}', J->f);
+}
+
+void cli_json_num(cli_json *J, const char *key, double v)
+{
+    if (!J->f) return;
+    json_key(J, key);
+    if (isfinite(v)) fprintf(J->f, "%.9g", v);
+    else fputs("null", J->f);
+}
+
+void cli_json_str(cli_json *J, const char *key, const char *v)
+{
+    if (!J->f) return;
+    json_key(J, key);
+    cli_json_string(J->f, v);
 }

@@ -6,6 +6,7 @@
 #include "cupat.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* "--help" or "-h". */
 int cli_is_help(const char *arg);
@@ -39,5 +40,26 @@ const char *cli_no_cuda_reason(void);
 /* "4 KiB", "256 MiB", "79.2 GiB": exact units when the size is a whole
  * number of them, one decimal otherwise. Returns buf. */
 char *cli_bytes(char *buf, size_t n, double bytes);
+
+/* The labs' --json FILE: {"lab": NAME, "device", "date", "commit", "reps",
+ * "experiments": {EXPERIMENT: [{KEY: VALUE, ...}, ...], ...}}. Every call is
+ * a no-op while J->f is NULL (no --json), so a lab writes its rows
+ * unconditionally. */
+typedef struct cli_json {
+    FILE *f;
+    int nexp, nrow, nkey;
+} cli_json;
+/* Open path and write the header; 0, or 1 after a one-line reason. */
+int cli_json_open(cli_json *J, const char *cmd, const char *path, const char *lab, const char *device,
+                  const char *date, const char *commit, int reps);
+/* Close the document; 0, or 1 after a one-line reason (a failed write). */
+int cli_json_close(cli_json *J, const char *cmd, const char *path);
+void cli_json_string(FILE *f, const char *s); /* s quoted and escaped (NULL: "") */
+void cli_json_exp(cli_json *J, const char *name);
+void cli_json_end_exp(cli_json *J);
+void cli_json_row(cli_json *J);
+void cli_json_end_row(cli_json *J);
+void cli_json_num(cli_json *J, const char *key, double v); /* not finite: null */
+void cli_json_str(cli_json *J, const char *key, const char *v);
 
 #endif

@@ -5,12 +5,14 @@
  * --case NAME runs one case in this process: the form to run under
  * compute-sanitizer (scripts/errors-sanitize). Exit 1 when a fixed version
  * is wrong or a buggy one shows a symptom its bug cannot give; a race that
- * this run did not lose is reported, not failed. */
+ * this run did not lose is reported, not failed. --json FILE writes every
+ * version's result (and the BLOCK_WIDTH sweep) as JSON. */
 #define _GNU_SOURCE /* readlink */
 #include "cli.h"
 #include "commands.h"
 
 #include "errors/errors.h"
+#include "harness.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -38,6 +40,7 @@ static void usage(FILE *f)
             "  --case NAME    run one case in this process (for compute-sanitizer)\n"
             "  --buggy        with --case: the buggy version only\n"
             "  --fixed        with --case: the fixed version only\n"
+            "  --json FILE    also write every result as JSON\n"
             "  --device N     CUDA device\n"
             "  -h, --help     this text\n");
 }
@@ -51,19 +54,25 @@ static void list_cases(void)
     }
 }
 
-/* One version in this process; prints its line and the machine-readable
- * verdict line the parent of a child run reads. Returns the verdict, or -1. */
-static int run_one(cupat_ctx *ctx, int c, int fixed, int tag)
+/* One version in this process into *r; prints its line and (tag) the
+ * machine-readable lines the parent of a child run reads: "result N WRONG
+ * ERROR NAME", "detail TEXT", then "verdict VERSION V". Returns the verdict,
+ * or -1. */
+static int run_one(cupat_ctx *ctx, int c, int fixed, int tag, lab_err_result *r)
 {
-    lab_err_result r;
-    if (lab_errors_run(ctx, c, fixed, &r)) {
+    if (lab_errors_run(ctx, c, fixed, r)) {
         printf("  %-6s FAILED: %s\n", fixed ? "fixed:" : "buggy:", cupat_last_error(ctx));
+        snprintf(r->detail, sizeof r->detail, "FAILED: %s", cupat_last_error(ctx));
         return -1;
     }
-    const int v = lab_errors_verdict(c, fixed, &r);
-    printf("  %-6s %-18s %s%s%s\n", fixed ? "fixed:" : "buggy:", lab_errors_verdict_name(v), r.detail,
-           r.error_name[0] ? "; error " : "", r.error_name);
-    if (tag) printf("  verdict %s %d\n", fixed ? "fixed" : "buggy", v);
+    const int v = lab_errors_verdict(c, fixed, r);
+    printf("  %-6s %-18s %s%s%s\n", fixed ? "fixed:" : "buggy:", lab_errors_verdict_name(v), r->detail,
+           r->error_name[0] ? "; error " : "", r->error_name);
+    if (tag) {
+        printf("  result %zu %zu %d %s\n", r->n, r->wrong, r->error, r->error_name[0] ? r->error_name : "-");
+        printf("  detail %s\n", r->detail);
+        printf("  verdict %s %d\n", fixed ? "fixed" : "buggy", v);
+    }
     fflush(stdout);
     return v;
 }
@@ -73,8 +82,9 @@ static int acceptable(int fixed, int v)
     return fixed ? v == LAB_ERR_RIGHT : v == LAB_ERR_SHOWN || v == LAB_ERR_NOT_SHOWN;
 }
 
-/* One version in a child process: this command with --case NAME --buggy|--fixed. */
-static int run_child(const char *self, int c, int fixed, long device)
+/* One version in a child process: this command with --case NAME --buggy|--fixed;
+ * *r from the child's result lines. */
+static int run_child(const char *self, int c, int fixed, long device, lab_err_result *r)
 {
     char dev[24], out[8192];
     snprintf(dev, sizeof dev, "%ld", device < 0 ? 0 : device);
@@ -91,6 +101,7 @@ static int run_child(const char *self, int c, int fixed, long device)
         const int v = !fixed && c == LAB_ERR_DIVERGENT_BARRIER ? LAB_ERR_SHOWN : LAB_ERR_WRONG;
         printf("  %-6s %-18s hung: killed after %d s\n", fixed ? "fixed:" : "buggy:", lab_errors_verdict_name(v),
                CHILD_TIMEOUT_S);
+        snprintf(r->detail, sizeof r->detail, "hung: killed after %d s", CHILD_TIMEOUT_S);
         return v;
     }
     int v = -1;
@@ -98,13 +109,16 @@ static int run_child(const char *self, int c, int fixed, long device)
         int got;
         char which[8];
         if (sscanf(line, " verdict %7s %d", which, &got) == 2) v = got;
+        else if (sscanf(line, " result %zu %zu %d %63s", &r->n, &r->wrong, &r->error, r->error_name) == 4) {
+            if (!strcmp(r->error_name, "-")) r->error_name[0] = 0;
+        } else if (!strncmp(line, "  detail ", 9)) snprintf(r->detail, sizeof r->detail, "%s", line + 9);
         else printf("%s\n", line);
     }
     if (v < 0) printf("  %-6s FAILED: the child exited %d without a verdict\n", fixed ? "fixed:" : "buggy:", code);
     return v;
 }
 
-static int transpose_sweep(cupat_ctx *ctx)
+static int transpose_sweep(cupat_ctx *ctx, cli_json *J)
 {
     int bad = 0;
     printf("  BLOCK_WIDTH sweep (the exercise asks for which widths the kernel is correct):\n");
@@ -117,6 +131,14 @@ static int transpose_sweep(cupat_ctx *ctx)
             return 1;
         }
         bad += f.wrong != 0;
+        cli_json_row(J);
+        cli_json_num(J, "block_width", w);
+        cli_json_num(J, "threads", w * w);
+        cli_json_num(J, "warps", (w * w + 31) / 32);
+        cli_json_num(J, "n", (double)f.n);
+        cli_json_num(J, "buggy_wrong", (double)b.wrong);
+        cli_json_num(J, "fixed_wrong", (double)f.wrong);
+        cli_json_end_row(J);
         printf("  %11d %8d %6d %9zu/%-6zu %9zu/%-6zu%s\n", w, w * w, (w * w + 31) / 32, b.wrong, b.n, f.wrong, f.n,
                f.wrong ? "  FIXED VERSION WRONG" : "");
     }
@@ -127,6 +149,7 @@ int cmd_lab_errors(int argc, char **argv)
 {
     int want[LAB_ERR_NCASES] = {0}, any = 0, only = -1, list = 0, one = -1;
     long device = -1;
+    const char *json = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -136,6 +159,11 @@ int cmd_lab_errors(int argc, char **argv)
         }
         if ((r = cli_opt(argc, argv, &i, "--device", &v, CMD)) != 0) {
             if (r < 0 || cli_parse_int(CMD, "--device", v, 0, 1023, &device)) return 2;
+            continue;
+        }
+        if ((r = cli_opt(argc, argv, &i, "--json", &v, CMD)) != 0) {
+            if (r < 0) return 2;
+            json = v;
             continue;
         }
         if ((r = cli_opt(argc, argv, &i, "--case", &v, CMD)) != 0) {
@@ -163,6 +191,10 @@ int cmd_lab_errors(int argc, char **argv)
         list_cases();
         return 0;
     }
+    if (json && one >= 0) {
+        fprintf(stderr, "%s: --json goes with the full run, not with --case\n", CMD);
+        return 2;
+    }
     if (only >= 0 && one < 0) {
         fprintf(stderr, "%s: --buggy and --fixed go with --case NAME\n", CMD);
         return 2;
@@ -182,7 +214,8 @@ int cmd_lab_errors(int argc, char **argv)
         printf("%s: %s  [%s]\n", k->name, k->bug, k->source);
         for (int fixed = 0; fixed <= 1; fixed++) {
             if (only >= 0 && fixed != only) continue;
-            const int v = run_one(ctx, one, fixed, 1);
+            lab_err_result r;
+            const int v = run_one(ctx, one, fixed, 1, &r);
             bad += v < 0 || !acceptable(fixed, v);
             if (!fixed && (one == LAB_ERR_ASYNC)) break; /* the context is gone after the buggy run */
         }
@@ -192,26 +225,54 @@ int cmd_lab_errors(int argc, char **argv)
     char self[4096];
     const ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
     self[sl > 0 ? sl : 0] = 0;
+    char dev[320] = "", date[32] = "", commit[64] = "";
+    bench_describe(ctx, dev, sizeof dev, date, sizeof date, commit, sizeof commit);
+    cli_json J;
+    if (cli_json_open(&J, CMD, json, "errors", dev, date, commit, 1)) {
+        cupat_destroy(ctx);
+        return 1;
+    }
+    printf("cupat lab errors\ndevice: %s\ndate:   %s\ncommit: %s\n\n", dev, date, commit);
     printf("Common errors: each bug run buggy and fixed (outputs checked against the host); a race that a\n"
            "run does not lose is \"not shown this run\", not a failure. Sanitizer runs: scripts/errors-sanitize.\n\n");
     for (int c = 0; c < LAB_ERR_NCASES; c++) {
         if (!want[c]) continue;
         const lab_err_case *k = lab_errors_case(c);
         printf("%s: %s  [%s]\n  symptom:  %s\n  fix:      %s\n", k->name, k->bug, k->source, k->symptom, k->fix);
+        cli_json_exp(&J, k->name);
         for (int fixed = 0; fixed <= 1; fixed++) {
             int v;
+            lab_err_result r;
+            memset(&r, 0, sizeof r);
             if (k->child) {
-                v = sl > 0 ? run_child(self, c, fixed, device) : -1;
+                v = sl > 0 ? run_child(self, c, fixed, device, &r) : -1;
                 if (sl <= 0) printf("  FAILED: cannot find this program (/proc/self/exe) to run the child\n");
             } else {
-                v = run_one(ctx, c, fixed, 0);
+                v = run_one(ctx, c, fixed, 0, &r);
             }
             bad += v < 0 || !acceptable(fixed, v);
+            cli_json_row(&J);
+            cli_json_str(&J, "version", fixed ? "fixed" : "buggy");
+            cli_json_str(&J, "verdict", v < 0 ? "FAILED" : lab_errors_verdict_name(v));
+            cli_json_num(&J, "n", (double)r.n);
+            cli_json_num(&J, "wrong", (double)r.wrong);
+            cli_json_str(&J, "error", r.error_name);
+            cli_json_str(&J, "detail", r.detail);
+            cli_json_str(&J, "found_by", k->tool);
+            cli_json_str(&J, "sanitizer", k->sanitizer ? k->sanitizer : "");
+            cli_json_num(&J, "child", k->child);
+            cli_json_end_row(&J);
         }
-        if (c == LAB_ERR_BLOCK_TRANSPOSE) bad += transpose_sweep(ctx);
+        cli_json_end_exp(&J);
+        if (c == LAB_ERR_BLOCK_TRANSPOSE) {
+            cli_json_exp(&J, "block-transpose-sweep");
+            bad += transpose_sweep(ctx, &J);
+            cli_json_end_exp(&J);
+        }
         printf("  found by: %s\n\n", k->tool);
     }
     printf("%s\n", bad ? "errors lab: WRONG results in some cases" : "errors lab: every case as expected");
+    const int jbad = cli_json_close(&J, CMD, json);
     cupat_destroy(ctx);
-    return bad ? 1 : 0;
+    return bad || jbad ? 1 : 0;
 }

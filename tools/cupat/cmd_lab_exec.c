@@ -58,71 +58,12 @@ static void usage(FILE *f)
             "      smsp__thread_inst_executed_per_inst_executed.ratio -k regex:k_div cupat lab exec diverge --reps 1\n");
 }
 
-/* ------------------------------------------------------------ JSON rows -- */
-
-typedef struct json {
-    FILE *f;
-    int nexp, nrow, nkey;
-} json;
-
-static void j_str_val(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
-    }
-    fputc('"', f);
-}
-static void j_key(json *J, const char *k)
-{
-    fprintf(J->f, "%s", J->nkey++ ? ", " : "");
-    j_str_val(J->f, k);
-    fputs(": ", J->f);
-}
-static void j_exp(json *J, const char *name)
-{
-    if (!J->f) return;
-    fprintf(J->f, "%s\n    ", J->nexp++ ? "," : "");
-    j_str_val(J->f, name);
-    fputs(": [", J->f);
-    J->nrow = 0;
-}
-static void j_end_exp(json *J)
-{
-    if (J->f) fputs("\n    ]", J->f);
-}
-static void j_row(json *J)
-{
-    if (!J->f) return;
-    fprintf(J->f, "%s\n      {", J->nrow++ ? "," : "");
-    J->nkey = 0;
-}
-static void j_end_row(json *J)
-{
-    if (J->f) fputc('}', J->f);
-}
-static void j_num(json *J, const char *k, double v)
-{
-    if (!J->f) return;
-    j_key(J, k);
-    if (isfinite(v)) fprintf(J->f, "%.9g", v);
-    else fputs("null", J->f);
-}
-static void j_str(json *J, const char *k, const char *v)
-{
-    if (!J->f) return;
-    j_key(J, k);
-    j_str_val(J->f, v);
-}
-
 /* ---------------------------------------------------------- the run -- */
 
 typedef struct run {
     cupat_ctx *ctx;
     int reps;
-    json J;
+    cli_json J;
     int bad;             /* rows whose check failed */
     occ_device dev;      /* the calculator's view of the device */
     int have_dev;
@@ -150,7 +91,7 @@ static void row_check(run *R, int ok, const char *msg)
         R->bad++;
         printf("    FAIL: %s\n", msg);
     }
-    j_str(&R->J, "check", ok ? "ok" : msg);
+    cli_json_str(&R->J, "check", ok ? "ok" : msg);
 }
 
 /* ----------------------------------------------------------- diverge -- */
@@ -167,7 +108,7 @@ static int exp_diverge(run *R)
            "  paths one after the other, the others masked off. Short bodies become predicated moves.)\n",
            n, iters, R->reps);
     printf("  %-24s %10s %9s  %-38s %s\n", "kernel", "ms", "x", "notes' figure", "check");
-    j_exp(&R->J, "diverge");
+    cli_json_exp(&R->J, "diverge");
     double base = 0;
     for (int k = 0; k < LAB_DIV_NKERNELS; k++) {
         lab_exec_timed t;
@@ -175,16 +116,16 @@ static int exp_diverge(run *R)
         if (k == LAB_DIV_WARP || k == LAB_DIV_LONG_WARP || k == LAB_DIV_WAY32_WARP) base = t.ms;
         printf("  %-24s %10.4f %8.2fx  %-38s %s\n", lab_exec_div_name(k), t.ms, base > 0 ? t.ms / base : 0, book[k],
                check_word(t.ok));
-        j_row(&R->J);
-        j_str(&R->J, "kernel", lab_exec_div_name(k));
-        j_str(&R->J, "code", lab_exec_div_code(k));
-        j_num(&R->J, "ms", t.ms);
-        j_num(&R->J, "vs_warp_granular", base > 0 ? t.ms / base : 0);
-        j_str(&R->J, "book", book[k]);
+        cli_json_row(&R->J);
+        cli_json_str(&R->J, "kernel", lab_exec_div_name(k));
+        cli_json_str(&R->J, "code", lab_exec_div_code(k));
+        cli_json_num(&R->J, "ms", t.ms);
+        cli_json_num(&R->J, "vs_warp_granular", base > 0 ? t.ms / base : 0);
+        cli_json_str(&R->J, "book", book[k]);
         row_check(R, t.ok, t.msg);
-        j_end_row(&R->J);
+        cli_json_end_row(&R->J);
     }
-    j_end_exp(&R->J);
+    cli_json_end_exp(&R->J);
     printf("  (x: time over the warp-granular kernel of the same body. Branch efficiency and predication:\n"
            "  'cupat lab exec --help' gives the ncu command; cuobjdump -sass shows SEL instead of BRA.)\n\n");
     return 0;
@@ -218,14 +159,14 @@ static int print_map(run *R, int bx, int by, int bz, int show)
             printf("\n");
         }
     }
-    j_row(&R->J);
-    j_str(&R->J, "table", "warp map");
-    j_num(&R->J, "bx", bx);
-    j_num(&R->J, "by", by);
-    j_num(&R->J, "bz", bz);
-    j_num(&R->J, "warps", (T + 31) / 32);
+    cli_json_row(&R->J);
+    cli_json_str(&R->J, "table", "warp map");
+    cli_json_num(&R->J, "bx", bx);
+    cli_json_num(&R->J, "by", by);
+    cli_json_num(&R->J, "bz", bz);
+    cli_json_num(&R->J, "warps", (T + 31) / 32);
     row_check(R, ok, msg);
-    j_end_row(&R->J);
+    cli_json_end_row(&R->J);
     return 0;
 }
 
@@ -240,7 +181,7 @@ static int exp_warps(run *R)
            blocks, iters, R->reps);
     printf("  %6s %6s %8s %9s %10s %14s  %-22s %s\n", "T", "warps", "lanes", "resident", "ms", "ns/thread", "notes",
            "check");
-    j_exp(&R->J, "warps");
+    cli_json_exp(&R->J, "warps");
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         lab_exec_partial p;
         if (lab_exec_partial_warps(R->ctx, sizes[i], blocks, iters, R->reps, &p)) return failed(R, "warps");
@@ -249,15 +190,15 @@ static int exp_warps(run *R)
         snprintf(lanes, sizeof lanes, "%.1f%%", 100.0 * sizes[i] / (32.0 * p.warps_per_block));
         printf("  %6d %6d %8s %9d %10.4f %14.5f  %-22s %s\n", sizes[i], p.warps_per_block, lanes, p.resident_blocks,
                p.ms, per, "warps = ceil(T/32)", check_word(p.ok));
-        j_row(&R->J);
-        j_str(&R->J, "table", "partial warps");
-        j_num(&R->J, "threads", sizes[i]);
-        j_num(&R->J, "warps_per_block", p.warps_per_block);
-        j_num(&R->J, "resident_blocks", p.resident_blocks);
-        j_num(&R->J, "ms", p.ms);
-        j_num(&R->J, "ns_per_thread", per);
+        cli_json_row(&R->J);
+        cli_json_str(&R->J, "table", "partial warps");
+        cli_json_num(&R->J, "threads", sizes[i]);
+        cli_json_num(&R->J, "warps_per_block", p.warps_per_block);
+        cli_json_num(&R->J, "resident_blocks", p.resident_blocks);
+        cli_json_num(&R->J, "ms", p.ms);
+        cli_json_num(&R->J, "ns_per_thread", per);
         row_check(R, p.ok, p.msg);
-        j_end_row(&R->J);
+        cli_json_end_row(&R->J);
     }
     printf("  (lanes: threads / (32 x warps); resident: blocks an SM holds (runtime). ns/thread grows when\n"
            "  a block adds a warp for one thread: 33 threads cost what 64 do.)\n");
@@ -266,7 +207,7 @@ static int exp_warps(run *R)
     if (!r) r = print_map(R, 16, 8, 1, 1);
     if (!r) r = print_map(R, 4, 4, 4, 0);
     if (!r) r = print_map(R, 24, 3, 1, 1);
-    j_end_exp(&R->J);
+    cli_json_end_exp(&R->J);
     printf("\n");
     return r;
 }
@@ -316,18 +257,18 @@ static int exp_place(run *R)
         printf("  blocks that started in index order: %d of %u; first 16 blocks -> SM:", inorder, blocks);
         for (unsigned b = 0; b < 16 && b < blocks; b++) printf(" %u", p.smid[b]);
         printf("\n  check: %s\n\n", check_word(ok));
-        j_exp(&R->J, "place");
-        j_row(&R->J);
-        j_num(&R->J, "blocks", blocks);
-        j_num(&R->J, "sms_used", used);
-        j_num(&R->J, "sm_count", p.sm_count);
-        j_num(&R->J, "nsmid", p.nsmid);
-        j_num(&R->J, "blocks_per_sm_min", ok ? mn : 0);
-        j_num(&R->J, "blocks_per_sm_max", mx);
-        j_num(&R->J, "started_in_order", inorder);
+        cli_json_exp(&R->J, "place");
+        cli_json_row(&R->J);
+        cli_json_num(&R->J, "blocks", blocks);
+        cli_json_num(&R->J, "sms_used", used);
+        cli_json_num(&R->J, "sm_count", p.sm_count);
+        cli_json_num(&R->J, "nsmid", p.nsmid);
+        cli_json_num(&R->J, "blocks_per_sm_min", ok ? mn : 0);
+        cli_json_num(&R->J, "blocks_per_sm_max", mx);
+        cli_json_num(&R->J, "started_in_order", inorder);
         row_check(R, ok, msg);
-        j_end_row(&R->J);
-        j_end_exp(&R->J);
+        cli_json_end_row(&R->J);
+        cli_json_end_exp(&R->J);
     }
     free(p.smid), free(p.ticket), free(per), free(seen);
     return r;
@@ -344,7 +285,7 @@ static int exp_sync(run *R)
            iters);
     printf("  %7s %7s %14s %18s  %-34s %s\n", "threads", "blocks", "cycles/barrier", "arrivals/clk/SM",
            "notes' figure (Guide 8.4.3)", "check");
-    j_exp(&R->J, "sync");
+    cli_json_exp(&R->J, "sync");
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         for (int full = 0; full < 2; full++) {
             const int bps = full ? 2048 / sizes[i] : 1;
@@ -353,17 +294,17 @@ static int exp_sync(run *R)
             if (lab_exec_barrier_cost(R->ctx, sizes[i], bps > 32 ? 32 : bps, iters, &b)) return failed(R, "sync");
             printf("  %7d %7d %14.2f %18.2f  %-34s %s\n", sizes[i], b.blocks_per_sm, b.cycles, b.per_clock,
                    "16 / clk / SM (cc 7.x, 8.x)", check_word(b.ok));
-            j_row(&R->J);
-            j_num(&R->J, "threads", sizes[i]);
-            j_num(&R->J, "blocks_per_sm", b.blocks_per_sm);
-            j_num(&R->J, "cycles_per_barrier", b.cycles);
-            j_num(&R->J, "arrivals_per_clock_per_sm", b.per_clock);
-            j_str(&R->J, "book", "16 operations/clock/SM cc 7.x-8.x; 32 cc 6.0; 64 cc 5.x, 6.1, 6.2");
+            cli_json_row(&R->J);
+            cli_json_num(&R->J, "threads", sizes[i]);
+            cli_json_num(&R->J, "blocks_per_sm", b.blocks_per_sm);
+            cli_json_num(&R->J, "cycles_per_barrier", b.cycles);
+            cli_json_num(&R->J, "arrivals_per_clock_per_sm", b.per_clock);
+            cli_json_str(&R->J, "book", "16 operations/clock/SM cc 7.x-8.x; 32 cc 6.0; 64 cc 5.x, 6.1, 6.2");
             row_check(R, b.ok, b.msg);
-            j_end_row(&R->J);
+            cli_json_end_row(&R->J);
         }
     }
-    j_end_exp(&R->J);
+    cli_json_end_exp(&R->J);
     printf("  (the Guide gives no figure for cc 9.0)\n\n");
     return 0;
 }
@@ -374,15 +315,15 @@ static void latency_row(run *R, const char *what, const char *fp, size_t bytes, 
                         const char *book)
 {
     printf("  %-24s %10s %7d %10.1f %8.1f  %-46s %s\n", what, fp, steps, l->cycles, l->ns, book, check_word(l->ok));
-    j_row(&R->J);
-    j_str(&R->J, "memory", what);
-    j_num(&R->J, "bytes", (double)bytes);
-    j_num(&R->J, "links", steps);
-    j_num(&R->J, "cycles", l->cycles);
-    j_num(&R->J, "ns", l->ns);
-    j_str(&R->J, "book", book);
+    cli_json_row(&R->J);
+    cli_json_str(&R->J, "memory", what);
+    cli_json_num(&R->J, "bytes", (double)bytes);
+    cli_json_num(&R->J, "links", steps);
+    cli_json_num(&R->J, "cycles", l->cycles);
+    cli_json_num(&R->J, "ns", l->ns);
+    cli_json_str(&R->J, "book", book);
     row_check(R, l->ok, l->msg);
-    j_end_row(&R->J);
+    cli_json_end_row(&R->J);
 }
 
 static int exp_latency(run *R)
@@ -404,7 +345,7 @@ static int exp_latency(run *R)
            "  ns at the SM's peak clock (cudaDevAttrClockRate); the address arithmetic is included.\n");
     printf("  %-24s %10s %7s %10s %8s  %-46s %s\n", "memory", "footprint", "links", "cycles", "ns", "notes' figure",
            "check");
-    j_exp(&R->J, "latency");
+    cli_json_exp(&R->J, "latency");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         lab_exec_latency l;
         if (lab_exec_chase(R->ctx, rows[i].where, rows[i].bytes, rows[i].steps, &l)) return failed(R, "latency");
@@ -417,7 +358,7 @@ static int exp_latency(run *R)
     if (lab_exec_fma_latency(R->ctx, 65536, &f)) return failed(R, "latency");
     R->fma_cycles = f.cycles;
     latency_row(R, "dependent FMA", "-", 0, 65536, &f, "10-20 (PCCP 3.2); 4 (Guide, cc 7.x; lecture)");
-    j_end_exp(&R->J);
+    cli_json_end_exp(&R->J);
     printf("\n");
     return 0;
 }
@@ -454,12 +395,12 @@ static int sweep_fit_all(run *R, int what, sweep_fits *F)
 
 static void sweep_skipped_row(run *R, const char *kname, int w, int k, int fit)
 {
-    j_row(&R->J);
-    j_num(&R->J, "warps_per_sm", w);
-    j_num(&R->J, kname, k);
-    j_num(&R->J, "fit_warps", fit);
-    j_str(&R->J, "check", "-");
-    j_end_row(&R->J);
+    cli_json_row(&R->J);
+    cli_json_num(&R->J, "warps_per_sm", w);
+    cli_json_num(&R->J, kname, k);
+    cli_json_num(&R->J, "fit_warps", fit);
+    cli_json_str(&R->J, "check", "-");
+    cli_json_end_row(&R->J);
 }
 
 static void sweep_fit_note(const sweep_fits *F, const char *kname)
@@ -491,7 +432,7 @@ static int exp_ilp(run *R)
     printf("\n");
     sweep_fits F;
     if (sweep_fit_all(R, LAB_SWEEP_ILP, &F)) return -1;
-    j_exp(&R->J, "ilp");
+    cli_json_exp(&R->J, "ilp");
     double knee[4] = {0, 0, 0, 0};
     for (size_t w = 0; w < NSW; w++) {
         printf("  %6d", sweep_warps[w]);
@@ -506,20 +447,20 @@ static int exp_ilp(run *R)
             const double pct = R->ceil.fp32_gflops > 0 ? 100.0 * r.gflops / R->ceil.fp32_gflops : 0;
             if (!knee[k] && pct >= 90.0) knee[k] = sweep_warps[w];
             printf(" %6.1f%%%s", pct, r.ok ? "" : "!");
-            j_row(&R->J);
-            j_num(&R->J, "warps_per_sm", sweep_warps[w]);
-            j_num(&R->J, "ilp", sweep_k[k]);
-            j_num(&R->J, "ms", r.ms);
-            j_num(&R->J, "gflops", r.gflops);
-            j_num(&R->J, "pct_fp32_ceiling", pct);
+            cli_json_row(&R->J);
+            cli_json_num(&R->J, "warps_per_sm", sweep_warps[w]);
+            cli_json_num(&R->J, "ilp", sweep_k[k]);
+            cli_json_num(&R->J, "ms", r.ms);
+            cli_json_num(&R->J, "gflops", r.gflops);
+            cli_json_num(&R->J, "pct_fp32_ceiling", pct);
             if (!r.ok) R->bad++;
-            j_str(&R->J, "check", r.ok ? "ok" : r.msg);
-            j_end_row(&R->J);
+            cli_json_str(&R->J, "check", r.ok ? "ok" : r.msg);
+            cli_json_end_row(&R->J);
             if (!r.ok) printf("\n    FAIL: %s\n        ", r.msg);
         }
         printf("\n");
     }
-    j_end_exp(&R->J);
+    cli_json_end_exp(&R->J);
     printf("  %6s", "90% at");
     for (int k = 0; k < 4; k++) printf(" %7.0f", knee[k]);
     printf("  warps (measured; 0: not reached)\n  %6s", "Little");
@@ -557,7 +498,7 @@ static int exp_mlp(run *R)
     printf("\n");
     sweep_fits F;
     if (sweep_fit_all(R, LAB_SWEEP_MLP, &F)) return -1;
-    j_exp(&R->J, "mlp");
+    cli_json_exp(&R->J, "mlp");
     for (size_t w = 0; w < NSW; w++) {
         printf("  %6d", sweep_warps[w]);
         for (int k = 0; k < 4; k++) {
@@ -571,21 +512,21 @@ static int exp_mlp(run *R)
             const double pct = R->ceil.read_gbs > 0 ? 100.0 * r.gbs / R->ceil.read_gbs : 0;
             const double inflight = (double)sweep_warps[w] * 32 * sweep_k[k] * 16;
             printf("  %6.1f%%%s %8.0f", pct, r.ok ? "" : "!", inflight);
-            j_row(&R->J);
-            j_num(&R->J, "warps_per_sm", sweep_warps[w]);
-            j_num(&R->J, "unroll", sweep_k[k]);
-            j_num(&R->J, "bytes_in_flight_per_sm", inflight);
-            j_num(&R->J, "ms", r.ms);
-            j_num(&R->J, "gbs", r.gbs);
-            j_num(&R->J, "pct_read_ceiling", pct);
+            cli_json_row(&R->J);
+            cli_json_num(&R->J, "warps_per_sm", sweep_warps[w]);
+            cli_json_num(&R->J, "unroll", sweep_k[k]);
+            cli_json_num(&R->J, "bytes_in_flight_per_sm", inflight);
+            cli_json_num(&R->J, "ms", r.ms);
+            cli_json_num(&R->J, "gbs", r.gbs);
+            cli_json_num(&R->J, "pct_read_ceiling", pct);
             if (!r.ok) R->bad++;
-            j_str(&R->J, "check", r.ok ? "ok" : r.msg);
-            j_end_row(&R->J);
+            cli_json_str(&R->J, "check", r.ok ? "ok" : r.msg);
+            cli_json_end_row(&R->J);
             if (!r.ok) printf("\n    FAIL: %s\n        ", r.msg);
         }
         printf("\n");
     }
-    j_end_exp(&R->J);
+    cli_json_end_exp(&R->J);
     sweep_fit_note(&F, "U");
     printf("  (in flight: W x 32 x U x 16 bytes an SM; the rate should level off near %.0f)\n\n", need);
     return 0;
@@ -601,7 +542,7 @@ static int exp_cliff(run *R)
            "  and from the calculator (cupat occupancy).\n");
     printf("  %-26s %5s %7s %7s %6s %7s %9s %8s  %s\n", "bound", "regs", "local B", "blk/SM", "calc", "occup.", "ms",
            "GB/s", "check");
-    j_exp(&R->J, "cliff");
+    cli_json_exp(&R->J, "cliff");
     for (int v = 0; v < LAB_CLIFF_NVARIANTS; v++) {
         lab_exec_cliff c;
         if (lab_exec_cliff_run(R->ctx, v, n, R->reps, &c)) return failed(R, "cliff");
@@ -620,19 +561,19 @@ static int exp_cliff(run *R)
         }
         printf("  %-26s %5d %7zu %7d %6d %6.0f%% %9.4f %8.0f  %s\n", lab_exec_cliff_name(v), c.regs, c.local_bytes,
                c.blocks_per_sm, calc, 100 * c.occupancy, c.ms, c.gbs, check_word(ok));
-        j_row(&R->J);
-        j_str(&R->J, "bound", lab_exec_cliff_name(v));
-        j_num(&R->J, "regs", c.regs);
-        j_num(&R->J, "local_bytes", (double)c.local_bytes);
-        j_num(&R->J, "blocks_per_sm", c.blocks_per_sm);
-        j_num(&R->J, "calculator_blocks", calc);
-        j_num(&R->J, "occupancy", c.occupancy);
-        j_num(&R->J, "ms", c.ms);
-        j_num(&R->J, "gbs", c.gbs);
+        cli_json_row(&R->J);
+        cli_json_str(&R->J, "bound", lab_exec_cliff_name(v));
+        cli_json_num(&R->J, "regs", c.regs);
+        cli_json_num(&R->J, "local_bytes", (double)c.local_bytes);
+        cli_json_num(&R->J, "blocks_per_sm", c.blocks_per_sm);
+        cli_json_num(&R->J, "calculator_blocks", calc);
+        cli_json_num(&R->J, "occupancy", c.occupancy);
+        cli_json_num(&R->J, "ms", c.ms);
+        cli_json_num(&R->J, "gbs", c.gbs);
         row_check(R, ok, msg);
-        j_end_row(&R->J);
+        cli_json_end_row(&R->J);
     }
-    j_end_exp(&R->J);
+    cli_json_end_exp(&R->J);
     printf("  notes: cc 6.x, 512 threads: 64 registers -> 2 blocks (32 warps), 65 -> 1 block (16 warps) (Guide\n"
            "  8.2.3); G80, 16x16 blocks: 10 registers -> 3 blocks, 11 -> 2 (lecture); ptxas -v samples: 56 regs;\n"
            "  47 regs + 60 B lmem (PCCP 4.1). 65 registers are allocated as 72 (units of 256 a warp).\n\n");
@@ -648,7 +589,7 @@ static int exp_occ(run *R)
     printf("occupancy: cudaOccupancyMaxPotentialBlockSize (the block size that maximizes occupancy) against a\n"
            "  block-size sweep over 2^24 floats (as many blocks as are resident), and the calculator's\n"
            "  blocks an SM against cudaOccupancyMaxActiveBlocksPerMultiprocessor (PMPP 5.6, Guide 8.2.3.1).\n");
-    j_exp(&R->J, "occupancy");
+    cli_json_exp(&R->J, "occupancy");
     for (int k = 0; k < LAB_OCC_NKERNELS; k++) {
         lab_exec_kinfo info;
         int grid = 0, block = 0;
@@ -682,21 +623,21 @@ static int exp_occ(run *R)
             if (!best || t.ms < best) best = t.ms, best_t = sizes[i];
             printf("    %7d %7d %6d %6.0f%% %9.4f  %s%s\n", sizes[i], active, calc, 100 * occ, t.ms, check_word(ok),
                    sizes[i] == block ? "  <- potential block size" : "");
-            j_row(&R->J);
-            j_str(&R->J, "kernel", info.name);
-            j_num(&R->J, "threads", sizes[i]);
-            j_num(&R->J, "blocks_per_sm", active);
-            j_num(&R->J, "calculator_blocks", calc);
-            j_num(&R->J, "occupancy", occ);
-            j_num(&R->J, "ms", t.ms);
-            j_num(&R->J, "potential_block", block);
-            j_num(&R->J, "potential_min_grid", grid);
+            cli_json_row(&R->J);
+            cli_json_str(&R->J, "kernel", info.name);
+            cli_json_num(&R->J, "threads", sizes[i]);
+            cli_json_num(&R->J, "blocks_per_sm", active);
+            cli_json_num(&R->J, "calculator_blocks", calc);
+            cli_json_num(&R->J, "occupancy", occ);
+            cli_json_num(&R->J, "ms", t.ms);
+            cli_json_num(&R->J, "potential_block", block);
+            cli_json_num(&R->J, "potential_min_grid", grid);
             row_check(R, ok, msg);
-            j_end_row(&R->J);
+            cli_json_end_row(&R->J);
         }
         printf("    fastest: %d threads (%.4f ms); the API suggests %d\n", best_t, best, block);
     }
-    j_end_exp(&R->J);
+    cli_json_end_exp(&R->J);
     printf("  (PCCP 3.3: higher occupancy is not always faster; the achieved occupancy of the matadd sweep:\n"
            "  ncu --metrics sm__warps_active.avg.pct_of_peak_sustained_active cupat bench matadd --sweep-blocks)\n\n");
     return 0;
@@ -721,7 +662,7 @@ static int exp_gemm(run *R)
            "  Together\": tile size x granularity x unroll x prefetch); granularity = outputs a thread.\n", N);
     printf("  %-9s %-8s %5s %6s %-9s %9s %9s %7s  %s\n", "rung", "tile", "gran.", "unroll", "prefetch", "ms",
            "GFLOP/s", "x prev", "check");
-    j_exp(&R->J, "gemm");
+    cli_json_exp(&R->J, "gemm");
     double prev = 0;
     for (size_t i = 0; i < sizeof rungs / sizeof rungs[0]; i++) {
         lab_exec_timed t;
@@ -730,18 +671,18 @@ static int exp_gemm(run *R)
         printf("  %-9s %-8s %5s %6s %-9s %9.3f %9.0f %6.2fx  %s\n", rungs[i].rung, rungs[i].tile, rungs[i].gran,
                rungs[i].unroll, rungs[i].prefetch, t.ms, gf, prev > 0 ? prev / t.ms : 0, check_word(t.ok));
         prev = t.ms;
-        j_row(&R->J);
-        j_str(&R->J, "rung", rungs[i].rung);
-        j_str(&R->J, "tile", rungs[i].tile);
-        j_str(&R->J, "granularity", rungs[i].gran);
-        j_str(&R->J, "unroll", rungs[i].unroll);
-        j_str(&R->J, "prefetch", rungs[i].prefetch);
-        j_num(&R->J, "ms", t.ms);
-        j_num(&R->J, "gflops", gf);
+        cli_json_row(&R->J);
+        cli_json_str(&R->J, "rung", rungs[i].rung);
+        cli_json_str(&R->J, "tile", rungs[i].tile);
+        cli_json_str(&R->J, "granularity", rungs[i].gran);
+        cli_json_str(&R->J, "unroll", rungs[i].unroll);
+        cli_json_str(&R->J, "prefetch", rungs[i].prefetch);
+        cli_json_num(&R->J, "ms", t.ms);
+        cli_json_num(&R->J, "gflops", gf);
         row_check(R, t.ok, t.msg);
-        j_end_row(&R->J);
+        cli_json_end_row(&R->J);
     }
-    j_end_exp(&R->J);
+    cli_json_end_exp(&R->J);
     printf("  notes (lecture, charts only): below 16x16 tiles neither unroll nor prefetch helps; coarser\n"
            "  granularity cuts global traffic; prefetch helps less as granularity grows.\n\n");
     return 0;
@@ -757,7 +698,7 @@ static int exp_cdp(run *R)
     fflush(stdout);
     if (lab_exec_cdp_hello(R->ctx, 1, 8, 1, counts)) return failed(R, "cdp hello");
     fflush(stdout);
-    j_exp(&R->J, "cdp");
+    cli_json_exp(&R->J, "cdp");
     for (int b = 1; b <= 2; b++) {
         if (b == 2 && lab_exec_cdp_hello(R->ctx, 2, 8, 0, counts)) return failed(R, "cdp hello");
         lab_exec_cdp_hello_expected(b, 8, want);
@@ -767,12 +708,12 @@ static int exp_cdp(run *R)
         printf(" (expected");
         for (int d = 0; d < LAB_CDP_MAX_DEPTH && want[d]; d++) printf(" %d", want[d]);
         printf(")  %s\n", check_word(ok));
-        j_row(&R->J);
-        j_str(&R->J, "table", "nested hello");
-        j_num(&R->J, "blocks", b);
-        j_num(&R->J, "depths", 4);
+        cli_json_row(&R->J);
+        cli_json_str(&R->J, "table", "nested hello");
+        cli_json_num(&R->J, "blocks", b);
+        cli_json_num(&R->J, "depths", 4);
         row_check(R, ok, "threads a depth differ from the book's halving");
-        j_end_row(&R->J);
+        cli_json_end_row(&R->J);
     }
     static const size_t limits[] = {0, 4096, 16384};
     printf("  pending launches: 64 x 128 threads each launch one child that spins 20 us\n");
@@ -787,17 +728,17 @@ static int exp_cdp(run *R)
         const int ok = p.attempted == 64u * 128 && p.launched + p.failed == p.attempted && p.ran == p.launched;
         printf("    %-22s %8u %9u %8u %7u  %s  %s\n", lim, p.attempted, p.launched, p.failed, p.ran,
                p.first_err ? cudaGetErrorName((cudaError_t)p.first_err) : "-", check_word(ok));
-        j_row(&R->J);
-        j_str(&R->J, "table", "pending launches");
-        j_num(&R->J, "limit_set", (double)limits[i]);
-        j_num(&R->J, "limit_read", (double)p.limit_read);
-        j_num(&R->J, "attempted", p.attempted);
-        j_num(&R->J, "launched", p.launched);
-        j_num(&R->J, "failed", p.failed);
-        j_num(&R->J, "ran", p.ran);
-        j_str(&R->J, "first_error", p.first_err ? cudaGetErrorName((cudaError_t)p.first_err) : "");
+        cli_json_row(&R->J);
+        cli_json_str(&R->J, "table", "pending launches");
+        cli_json_num(&R->J, "limit_set", (double)limits[i]);
+        cli_json_num(&R->J, "limit_read", (double)p.limit_read);
+        cli_json_num(&R->J, "attempted", p.attempted);
+        cli_json_num(&R->J, "launched", p.launched);
+        cli_json_num(&R->J, "failed", p.failed);
+        cli_json_num(&R->J, "ran", p.ran);
+        cli_json_str(&R->J, "first_error", p.first_err ? cudaGetErrorName((cudaError_t)p.first_err) : "");
         row_check(R, ok, "launched + failed != attempted, or a launched child did not run");
-        j_end_row(&R->J);
+        cli_json_end_row(&R->J);
     }
     printf("    (Guide: cudaLimitDevRuntimePendingLaunchCount defaults to 2048. Past the limit the device runtime\n"
            "    gives every failing launch one shared scratch parameter buffer, written by the launch before it\n"
@@ -842,16 +783,16 @@ static int exp_cdp(run *R)
                diff_flat ? "the border test missed detail inside a square" : "the same image",
                flat_bad ? "NO" : "yes");
         if (diff_host) printf("    first difference at pixel %zu: %d, host %d\n", first, cdp[first], host[first]);
-        j_row(&R->J);
-        j_str(&R->J, "table", "mandelbrot");
-        j_num(&R->J, "size", size);
-        j_num(&R->J, "max_dwell", dwell);
-        j_num(&R->J, "ms_flat", ms_flat);
-        j_num(&R->J, "ms_cdp", ms_cdp);
-        j_num(&R->J, "child_grids", launches);
-        j_num(&R->J, "pixels_cdp_vs_flat", (double)diff_flat);
+        cli_json_row(&R->J);
+        cli_json_str(&R->J, "table", "mandelbrot");
+        cli_json_num(&R->J, "size", size);
+        cli_json_num(&R->J, "max_dwell", dwell);
+        cli_json_num(&R->J, "ms_flat", ms_flat);
+        cli_json_num(&R->J, "ms_cdp", ms_cdp);
+        cli_json_num(&R->J, "child_grids", launches);
+        cli_json_num(&R->J, "pixels_cdp_vs_flat", (double)diff_flat);
         row_check(R, ok, "the CDP image differs from the host's Mariani-Silver, or flat from the host");
-        j_end_row(&R->J);
+        cli_json_end_row(&R->J);
     }
     free(flat), free(cdp), free(host);
     if (r) return r;
@@ -862,15 +803,15 @@ static int exp_cdp(run *R)
     printf("  nesting depth: a chain of one-thread children, 26 levels tried: deepest level that ran %d; %s\n"
            "    (PCCP 3.6: at most 24 levels; the device runtime's memory usually binds first)\n\n",
            reached, err ? cudaGetErrorName((cudaError_t)err) : "every launch succeeded");
-    j_row(&R->J);
-    j_str(&R->J, "table", "nesting depth");
-    j_num(&R->J, "tried", 26);
-    j_num(&R->J, "reached", reached);
-    j_str(&R->J, "error", err ? cudaGetErrorName((cudaError_t)err) : "");
-    j_str(&R->J, "book", "24 levels (PCCP 3.6)");
+    cli_json_row(&R->J);
+    cli_json_str(&R->J, "table", "nesting depth");
+    cli_json_num(&R->J, "tried", 26);
+    cli_json_num(&R->J, "reached", reached);
+    cli_json_str(&R->J, "error", err ? cudaGetErrorName((cudaError_t)err) : "");
+    cli_json_str(&R->J, "book", "24 levels (PCCP 3.6)");
     row_check(R, reached >= 1, "no child ran");
-    j_end_row(&R->J);
-    j_end_exp(&R->J);
+    cli_json_end_row(&R->J);
+    cli_json_end_exp(&R->J);
     return 0;
 }
 
@@ -932,30 +873,16 @@ int cmd_lab_exec(int argc, char **argv)
     char dev[320] = "", date[32] = "", commit[64] = "";
     bench_describe(R.ctx, dev, sizeof dev, date, sizeof date, commit, sizeof commit);
     printf("device: %s\ndate:   %s\ncommit: %s\n\n", dev, date, commit);
-    if (json_path) {
-        R.J.f = fopen(json_path, "w");
-        if (!R.J.f) {
-            fprintf(stderr, "%s: --json %s: cannot write\n", CMD, json_path);
-            cupat_destroy(R.ctx);
-            return 1;
-        }
-        fputs("{\n  \"lab\": \"exec\", \"device\": ", R.J.f);
-        j_str_val(R.J.f, dev);
-        fputs(", \"date\": ", R.J.f);
-        j_str_val(R.J.f, date);
-        fputs(", \"commit\": ", R.J.f);
-        j_str_val(R.J.f, commit);
-        fprintf(R.J.f, ", \"reps\": %d,\n  \"experiments\": {", R.reps);
+    if (cli_json_open(&R.J, CMD, json_path, "exec", dev, date, commit, R.reps)) {
+        cupat_destroy(R.ctx);
+        return 1;
     }
     static int (*const fns[NEXP])(run *) = {exp_diverge, exp_warps, exp_place, exp_sync, exp_latency, exp_ilp,
                                             exp_mlp,     exp_cliff, exp_occ,   exp_gemm, exp_cdp};
     int r = 0;
     for (int e = 0; e < NEXP && r >= 0; e++)
         if (want[e]) r = fns[e](&R);
-    if (R.J.f) {
-        fputs("\n  }\n}\n", R.J.f);
-        if (fclose(R.J.f)) fprintf(stderr, "%s: --json %s: write failed\n", CMD, json_path), r = -1;
-    }
+    if (cli_json_close(&R.J, CMD, json_path)) r = -1;
     if (r >= 0) printf("%s\n", R.bad ? "exec lab: WRONG results in some rows" : "exec lab: every check OK");
     cupat_destroy(R.ctx);
     return r < 0 || R.bad ? 1 : 0;

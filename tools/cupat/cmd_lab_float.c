@@ -4,11 +4,13 @@
  * (--backend cpu: the reduce rows are the OpenMP rungs); rounding,
  * intrinsics and fp64 need a GPU. A GPU result that differs from the host
  * reference (rounding), a precise function past its documented bound, or a
- * lecture example that does not decode exits 1. */
+ * lecture example that does not decode exits 1. --json FILE also writes
+ * every row as JSON. */
 #include "cli.h"
 #include "commands.h"
 
 #include "float/float.h"
+#include "harness.h"
 #include "internal.h"
 
 #include <math.h>
@@ -47,6 +49,7 @@ static void usage(FILE *f)
             "  --n N            inputs of the ulp histograms and the sums (default 2^20)\n"
             "  --reps N         timed launches a rate, the median reported (default 7)\n"
             "  --backend B      sum: auto|cpu|cuda (default auto)\n"
+            "  --json FILE      also write every row as JSON\n"
             "  --device N       CUDA device\n"
             "  -h, --help       this text\n");
 }
@@ -59,7 +62,7 @@ static void print_bits(const char *label, uint32_t u)
     printf("  %-34s %s  %08X  %s\n", label, lab_float_bit_string(u, b), u, lab_float_explain(u, e, sizeof e));
 }
 
-static int exp_encode(void)
+static int exp_encode(cli_json *J)
 {
     int bad = 0;
     printf("encode: binary32 = sign | 8-bit exponent (bias 127) | 23-bit fraction (hidden 1);\n"
@@ -69,6 +72,15 @@ static int exp_encode(void)
         const int ok = (double)lab_float_from_bits(x->bits) == x->value;
         bad += !ok;
         printf("  %s  (lecture: %s)  %s\n", x->what, x->lecture, ok ? "OK" : "MISMATCH");
+        char hex[16];
+        snprintf(hex, sizeof hex, "%08X", x->bits);
+        cli_json_row(J);
+        cli_json_str(J, "what", x->what);
+        cli_json_str(J, "lecture", x->lecture);
+        cli_json_num(J, "value", x->value);
+        cli_json_str(J, "binary32", hex);
+        cli_json_str(J, "check", ok ? "ok" : "MISMATCH");
+        cli_json_end_row(J);
         print_bits("", x->bits);
         char d[200];
         printf("  %-34s binary64 %016llX  %s\n", "", (unsigned long long)lab_double_bits(x->value),
@@ -87,7 +99,7 @@ static int exp_encode(void)
     return bad;
 }
 
-static int exp_classes(void)
+static int exp_classes(cli_json *J)
 {
     printf("classes: exponent field all zeros = zero or denormal (E = 1 - bias, no hidden 1);\n"
            "  all ones = infinity (fraction 0) or NaN (fraction != 0; top fraction bit 1: quiet)\n");
@@ -99,6 +111,13 @@ static int exp_classes(void)
         lab_float_fields32(s->bits, &f);
         printf("  %-34s %s  %08X  %-14s %s\n", s->what, lab_float_bit_string(s->bits, b), s->bits,
                lab_float_class_name(f.cls), lab_float_explain(s->bits, e, sizeof e));
+        snprintf(b, sizeof b, "%08X", s->bits);
+        cli_json_row(J);
+        cli_json_str(J, "what", s->what);
+        cli_json_str(J, "binary32", b);
+        cli_json_str(J, "class", lab_float_class_name(f.cls));
+        cli_json_str(J, "decoded", e);
+        cli_json_end_row(J);
     }
     printf("\n");
     return 0;
@@ -111,7 +130,22 @@ static int same_bits(float a, float b)
     return lab_float_bits(a) == lab_float_bits(b) || (isnan(a) && isnan(b));
 }
 
-static int exp_rounding(cupat_ctx *ctx, size_t n)
+static void json_round_demo(cli_json *J, const char *op, const char *what, const float o[LAB_NMODES], int ok)
+{
+    static const char *const modes[LAB_NMODES] = {"rn", "rz", "ru", "rd"};
+    char hx[40];
+    cli_json_row(J);
+    cli_json_str(J, "op", op);
+    cli_json_str(J, "operands", what);
+    for (int m = 0; m < LAB_NMODES; m++) {
+        snprintf(hx, sizeof hx, "%a", (double)o[m]);
+        cli_json_str(J, modes[m], hx);
+    }
+    cli_json_str(J, "check", ok ? "ok" : "MISMATCH");
+    cli_json_end_row(J);
+}
+
+static int exp_rounding(cupat_ctx *ctx, size_t n, cli_json *J)
 {
     static const struct {
         int op;
@@ -150,6 +184,7 @@ static int exp_rounding(cupat_ctx *ctx, size_t n)
             printf(" %-16a", (double)o[m]);
         }
         printf(" %s\n", ok ? "OK" : "MISMATCH");
+        json_round_demo(J, lab_float_op_name(demo[k].op), demo[k].what, o, ok);
         bad += !ok;
     }
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c), *o = malloc(4 * n * sizeof *o);
@@ -173,6 +208,14 @@ static int exp_rounding(cupat_ctx *ctx, size_t n)
             inexact += !same_bits(o[4 * i + LAB_RU], o[4 * i + LAB_RD]);
         }
         printf("  %-8s %12zu %12zu %12zu  %s\n", lab_float_op_name(op), 4 * n, inexact, differ, differ ? "MISMATCH" : "OK");
+        cli_json_row(J);
+        cli_json_str(J, "op", lab_float_op_name(op));
+        cli_json_str(J, "operands", "random");
+        cli_json_num(J, "results", (double)(4 * n));
+        cli_json_num(J, "inexact", (double)inexact);
+        cli_json_num(J, "differ", (double)differ);
+        cli_json_str(J, "check", differ ? "MISMATCH" : "ok");
+        cli_json_end_row(J);
         bad += differ != 0;
     }
     printf("\n");
@@ -182,7 +225,7 @@ static int exp_rounding(cupat_ctx *ctx, size_t n)
 
 /* ----------------------------------------------------------- intrinsics -- */
 
-static int exp_intrinsics(cupat_ctx *ctx, size_t n, int reps)
+static int exp_intrinsics(cupat_ctx *ctx, size_t n, int reps, cli_json *J)
 {
     /* The CUDA Guide's bounds for the precise forms (math appendix), set 0. */
     static const double bound[LAB_NFNS] = {2, 2, 1, 0.5, 0.5};
@@ -225,10 +268,25 @@ static int exp_intrinsics(cupat_ctx *ctx, size_t n, int reps)
                 for (int k = 0; k < LAB_ULP_NBUCKETS; k++) printf(" %6.2f%%", 100.0 * (double)h.count[k] / (double)n);
                 printf(" %10.3g  %a", h.max_ulp, (double)h.max_x);
                 const int check = var == LAB_VAR_PRECISE && (set == 0 || fn >= LAB_FN_DIV);
-                if (check && h.max_ulp > bound[fn] + 1e-6) {
+                const int past = check && h.max_ulp > bound[fn] + 1e-6;
+                if (past) {
                     printf("  PAST THE GUIDE'S %g ULP", bound[fn]);
                     bad++;
                 }
+                char at[40];
+                snprintf(at, sizeof at, "%a", (double)h.max_x);
+                cli_json_row(J);
+                cli_json_str(J, "fn", lab_float_fn_name(fn));
+                cli_json_str(J, "code", lab_float_var_code(fn, var));
+                cli_json_num(J, "geval_s", per_s * 1e-9);
+                cli_json_num(J, "ms", ms);
+                cli_json_str(J, "inputs", sname);
+                for (int k = 0; k < LAB_ULP_NBUCKETS; k++)
+                    cli_json_num(J, lab_float_bucket_name(k), 100.0 * (double)h.count[k] / (double)n);
+                cli_json_num(J, "max_ulp", h.max_ulp);
+                cli_json_str(J, "at_x", at);
+                cli_json_str(J, "check", !check ? "-" : past ? "PAST THE GUIDE'S BOUND" : "ok");
+                cli_json_end_row(J);
                 printf("\n");
             }
         }
@@ -240,7 +298,7 @@ static int exp_intrinsics(cupat_ctx *ctx, size_t n, int reps)
 
 /* ----------------------------------------------------------------- fp64 -- */
 
-static int exp_fp64(cupat_ctx *ctx, int reps)
+static int exp_fp64(cupat_ctx *ctx, int reps, cli_json *J)
 {
     const unsigned blocks = 8u * (unsigned)(ctx->sm_count > 0 ? ctx->sm_count : 1);
     const int iters = 4096;
@@ -254,6 +312,15 @@ static int exp_fp64(cupat_ctx *ctx, int reps)
     printf("  %-6s %10s %12s\n", "type", "ms", "GFLOP/s");
     printf("  %-6s %10.4f %12.1f\n", "fp32", ms32, f32 * 1e-9);
     printf("  %-6s %10.4f %12.1f\n", "fp64", ms64, f64 * 1e-9);
+    for (int k = 0; k < 2; k++) {
+        cli_json_row(J);
+        cli_json_str(J, "type", k ? "fp64" : "fp32");
+        cli_json_num(J, "ms", k ? ms64 : ms32);
+        cli_json_num(J, "gflop_s", (k ? f64 : f32) * 1e-9);
+        cli_json_num(J, "blocks", blocks);
+        cli_json_num(J, "steps", iters);
+        cli_json_end_row(J);
+    }
     printf("  fp64 / fp32 = 1 : %.2f (CUDA Guide 8.4.1 throughput table, cc 9.0: 64 FP64 vs 128 FP32 results\n"
            "  a clock an SM, 1 : 2)\n\n",
            f64 > 0 ? f32 / f64 : 0.0);
@@ -262,7 +329,7 @@ static int exp_fp64(cupat_ctx *ctx, int reps)
 
 /* ------------------------------------------------------------------ sum -- */
 
-static int exp_sum(cupat_ctx *ctx, size_t n)
+static int exp_sum(cupat_ctx *ctx, size_t n, cli_json *J)
 {
     float *x = malloc(n * sizeof *x);
     if (!x) {
@@ -284,9 +351,19 @@ static int exp_sum(cupat_ctx *ctx, size_t n)
         }
         printf("  %s: exact %.17g\n", name, exact);
         printf("  %-32s %18s %14s %12s\n", "order", "float sum", "error (ulps)", "relative");
-        for (int k = 0; k < LAB_NSUMS; k++)
+        for (int k = 0; k < LAB_NSUMS; k++) {
             printf("  %-32s %18.9g %14.4g %12.3g\n", lab_float_sum_name(k), (double)sums[k],
                    lab_float_ulp_error(sums[k], exact), fabs((double)sums[k] - exact) / fabs(exact));
+            cli_json_row(J);
+            cli_json_str(J, "inputs", name);
+            cli_json_num(J, "n", (double)n);
+            cli_json_num(J, "exact", exact);
+            cli_json_str(J, "order", lab_float_sum_name(k));
+            cli_json_num(J, "sum", (double)sums[k]);
+            cli_json_num(J, "error_ulps", lab_float_ulp_error(sums[k], exact));
+            cli_json_num(J, "relative", fabs((double)sums[k] - exact) / fabs(exact));
+            cli_json_end_row(J);
+        }
     }
     printf("\n");
     free(x);
@@ -312,6 +389,7 @@ int cmd_lab_float(int argc, char **argv)
     long device = -1, reps = 7;
     size_t n = (size_t)1 << 20;
     cupat_backend backend = CUPAT_BACKEND_AUTO;
+    const char *json = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -325,6 +403,11 @@ int cmd_lab_float(int argc, char **argv)
         }
         if ((r = cli_opt(argc, argv, &i, "--reps", &v, CMD)) != 0) {
             if (r < 0 || cli_parse_int(CMD, "--reps", v, 1, 1000, &reps)) return 2;
+            continue;
+        }
+        if ((r = cli_opt(argc, argv, &i, "--json", &v, CMD)) != 0) {
+            if (r < 0) return 2;
+            json = v;
             continue;
         }
         if ((r = cli_opt(argc, argv, &i, "--n", &v, CMD)) != 0) {
@@ -399,9 +482,25 @@ int cmd_lab_float(int argc, char **argv)
         }
         if (!(ctx = cli_context(b, (int)device))) return 1;
     }
+    char dev[320] = "(none: host only)", date[32] = "", commit[64] = "";
+    if (ctx) bench_describe(ctx, dev, sizeof dev, date, sizeof date, commit, sizeof commit);
+    cli_json J;
+    if (cli_json_open(&J, CMD, json, "float", dev, date, commit, (int)reps)) {
+        if (ctx) cupat_destroy(ctx);
+        return 1;
+    }
+    if (ctx) printf("cupat lab float\ndevice: %s\ndate:   %s\ncommit: %s\n\n", dev, date, commit);
     int bad = 0, r = 0, skipped = 0;
-    if (want[EXP_ENCODE]) bad += exp_encode();
-    if (want[EXP_CLASSES]) bad += exp_classes();
+    if (want[EXP_ENCODE]) {
+        cli_json_exp(&J, "encode");
+        bad += exp_encode(&J);
+        cli_json_end_exp(&J);
+    }
+    if (want[EXP_CLASSES]) {
+        cli_json_exp(&J, "classes");
+        bad += exp_classes(&J);
+        cli_json_end_exp(&J);
+    }
     for (int e = EXP_ROUNDING; e <= EXP_FP64 && r >= 0; e++) {
         if (!want[e]) continue;
         if (why) {
@@ -409,16 +508,23 @@ int cmd_lab_float(int argc, char **argv)
             skipped = 1;
             continue;
         }
-        if (e == EXP_ROUNDING) r = exp_rounding(ctx, n < 100000 ? n : 100000);
-        if (e == EXP_INTRINSICS) r = exp_intrinsics(ctx, n, (int)reps);
-        if (e == EXP_FP64) r = exp_fp64(ctx, (int)reps);
+        cli_json_exp(&J, exp_names[e]);
+        if (e == EXP_ROUNDING) r = exp_rounding(ctx, n < 100000 ? n : 100000, &J);
+        if (e == EXP_INTRINSICS) r = exp_intrinsics(ctx, n, (int)reps, &J);
+        if (e == EXP_FP64) r = exp_fp64(ctx, (int)reps, &J);
+        cli_json_end_exp(&J);
         bad += r > 0 ? r : 0;
     }
-    if (want[EXP_SUM] && r >= 0) r = exp_sum(ctx, n);
+    if (want[EXP_SUM] && r >= 0) {
+        cli_json_exp(&J, "sum");
+        r = exp_sum(ctx, n, &J);
+        cli_json_end_exp(&J);
+    }
     if (r >= 0)
         printf("%s\n", bad       ? "float lab: WRONG results in some rows"
                        : skipped ? "float lab: host checks OK; the GPU experiments were skipped (no GPU)"
                                  : "float lab: every check OK");
+    if (cli_json_close(&J, CMD, json)) r = -1;
     if (ctx) cupat_destroy(ctx);
     return r < 0 || bad || skipped ? 1 : 0;
 }

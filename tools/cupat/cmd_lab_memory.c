@@ -58,16 +58,6 @@ static void print_model(void)
     printf("  8-byte words, stride 2: %d\n", lab_memory_wavefronts(a, 8));
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fputc('\\', f);
-        if ((unsigned char)*s >= 0x20) fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 int cmd_lab_memory(int argc, char **argv)
 {
     int want[LAB_MEM_NEXP] = {0}, any = 0;
@@ -134,11 +124,11 @@ int cmd_lab_memory(int argc, char **argv)
            commit, reps);
     if (jf) {
         fprintf(jf, "{\"lab\": \"memory\", \"device\": ");
-        json_str(jf, dev);
+        cli_json_string(jf, dev);
         fprintf(jf, ", \"date\": ");
-        json_str(jf, date);
+        cli_json_string(jf, date);
         fprintf(jf, ", \"commit\": ");
-        json_str(jf, commit);
+        cli_json_string(jf, commit);
         fprintf(jf, ", \"reps\": %ld, \"experiments\": [", reps);
     }
     int bad = 0, fail = 0, first = 1;
@@ -169,9 +159,9 @@ int cmd_lab_memory(int argc, char **argv)
             fprintf(jf, "%s{\"name\": \"%s\", \"unit\": \"%s\", \"rows\": [", first ? "" : ", ", x->name, x->unit);
             for (int k = 0; k < n; k++) {
                 fprintf(jf, "%s{\"name\": ", k ? ", " : "");
-                json_str(jf, rows[k].name);
+                cli_json_string(jf, rows[k].name);
                 fprintf(jf, ", \"ms\": %.6g, \"value\": %.6g, \"ok\": %d, \"note\": ", rows[k].ms, rows[k].value, rows[k].ok);
-                json_str(jf, rows[k].note);
+                cli_json_string(jf, rows[k].note);
                 fputc('}', jf);
             }
             fprintf(jf, "]}");
