@@ -143,13 +143,15 @@ cupat_status cupat_free_host(cupat_ctx *ctx, void *ptr);
  * function's usual rule (device memory on CUDA).
  *
  * cupat_set_streaming: chunk_bytes is what one chunk moves of the widest data
- * argument (0: auto, min(64 MiB, device memory / 64), a fixed rule so results
- * do not change from run to run); streams 1..16 (0: auto, 3 lanes: copy in,
- * compute, copy out; 2 on a device with one copy engine). On the CPU backend
- * a chunk_bytes > 0 makes the same calls run chunk by chunk through lane
- * buffers (the partition and the combining of the CUDA backend, on the host);
- * 0 (the default) runs them whole. cupat_get_streaming gives the values a
- * call would use now (auto resolved; on the CPU chunk 0 means off). */
+ * argument (0: auto: a sixteenth of that argument rounded up to MiB, at least
+ * 4 MiB and at most min(256 MiB, device memory / 64); a fixed rule of the
+ * size, so results do not change from run to run); streams 1..16 (0: auto, 3
+ * lanes: copy in, compute, copy out; 2 on a device with one copy engine). On
+ * the CPU backend a chunk_bytes > 0 makes the same calls run chunk by chunk
+ * through lane buffers (the partition and the combining of the CUDA backend,
+ * on the host); 0 (the default) runs them whole. cupat_get_streaming gives
+ * the values a call on large data would use now (auto resolved: the largest
+ * auto chunk; on the CPU chunk 0 means off). */
 cupat_status cupat_set_streaming(cupat_ctx *ctx, size_t chunk_bytes, int streams);
 cupat_status cupat_get_streaming(cupat_ctx *ctx, size_t *chunk_bytes, int *streams);
 

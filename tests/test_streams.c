@@ -7,7 +7,8 @@
  * chunks, reproducible float sums; the bad arguments of every new function.
  *
  * --large (CUDA): a 32 GiB pinned input (u32 sum and u8 histogram, exact),
- * GB/s against the pinned host-to-device copy rate measured alone. */
+ * GB/s against the pinned host-to-device copy rate of the same input
+ * measured alone (see large()). */
 #include "testutil.h"
 
 #include <cuda_runtime_api.h>
@@ -314,8 +315,10 @@ static void check_bad(void)
     CHECK(cb == 1000 && st == 2, "get_streaming: %zu %d", cb, st);
     streaming(0, 0);
     CHECK_OK(ctx, cupat_get_streaming(ctx, &cb, &st));
-    CHECK(cuda ? cb >= ((size_t)1 << 20) && st >= 2 : cb == 0 && st == 3, "auto: %zu bytes, %d streams",
-          cb, st);
+    /* CUDA: large data's chunk, min(256 MiB, device memory / 64) in whole MiB */
+    CHECK(cuda ? cb >= ((size_t)1 << 20) && cb <= ((size_t)256 << 20) && cb % ((size_t)1 << 20) == 0 && st >= 2
+               : cb == 0 && st == 3,
+          "auto: %zu bytes, %d streams", cb, st);
 
     /* the streamed calls' own checks (on the CPU with a chunk set) */
     streaming(256, 2);
@@ -368,11 +371,102 @@ static void check_bad(void)
 
 /* -------------------------------------------------------------- large -- */
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Seconds of chunked pinned -> device copies of [x, x + bytes) in `chunk`
+ * pieces, round robin over nst streams (one device buffer each), timed with
+ * events from the first copy's start to the last one's end. One stream:
+ * slice_gbs[i] is the rate of slice i of `slice` bytes (NULL: not asked). */
+static double copy_pass(const char *x, size_t bytes, size_t chunk, int nst, void *const *d,
+                        size_t slice, double *slice_gbs)
+{
+    cudaStream_t st[4];
+    cudaEvent_t fork, join[4], mark[64];
+    size_t at[64] = {0}; /* bytes copied at each mark */
+    const int nmark = slice_gbs ? (int)((bytes - 1) / slice + 2) : 2;
+    if (nst < 1 || nst > 4 || nmark > 64) {
+        CHECK(0, "copy pass: %d streams, %d marks", nst, nmark);
+        return 1;
+    }
+    for (int i = 0; i < nst; i++) {
+        cudaStreamCreateWithFlags(&st[i], cudaStreamNonBlocking);
+        cudaEventCreateWithFlags(&join[i], cudaEventDisableTiming);
+    }
+    cudaEventCreateWithFlags(&fork, cudaEventDisableTiming);
+    for (int i = 0; i < nmark; i++) cudaEventCreate(&mark[i]);
+    cudaEventRecord(mark[0], st[0]);
+    cudaEventRecord(fork, st[0]);
+    for (int i = 1; i < nst; i++) cudaStreamWaitEvent(st[i], fork, 0);
+    size_t k = 0;
+    int m = 1;
+    for (size_t off = 0; off < bytes; off += chunk, k++) {
+        const size_t c = bytes - off < chunk ? bytes - off : chunk;
+        cudaMemcpyAsync(d[k % (size_t)nst], x + off, c, cudaMemcpyHostToDevice, st[k % (size_t)nst]);
+        if (slice_gbs && (off + c) / slice > off / slice && off + c < bytes) { /* crossed a slice end */
+            at[m] = off + c;
+            cudaEventRecord(mark[m++], st[0]);
+        }
+    }
+    at[m] = bytes;
+    for (int i = 1; i < nst; i++) {
+        cudaEventRecord(join[i], st[i]);
+        cudaStreamWaitEvent(st[0], join[i], 0);
+    }
+    cudaEventRecord(mark[m], st[0]);
+    cudaEventSynchronize(mark[m]);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, mark[0], mark[m]);
+    if (slice_gbs)
+        for (int i = 0; i < m; i++) {
+            float t = 0;
+            cudaEventElapsedTime(&t, mark[i], mark[i + 1]);
+            slice_gbs[i] = (double)(at[i + 1] - at[i]) / (t * 1e-3) / 1e9;
+        }
+    CHECK(cudaGetLastError() == cudaSuccess, "copy pass: a CUDA call failed");
+    for (int i = 0; i < nmark; i++) cudaEventDestroy(mark[i]);
+    for (int i = 0; i < nst; i++) {
+        cudaEventDestroy(join[i]);
+        cudaStreamDestroy(st[i]);
+    }
+    cudaEventDestroy(fork);
+    return ms * 1e-3;
+}
+
+/* The u32 sum of x[0, n), wall seconds (the host result is waited for). */
+static double timed_sum(const uint32_t *x, size_t n, uint32_t *sum)
+{
+    const double t0 = now();
+    CHECK_OK(ctx, cupat_reduce_host(ctx, CUPAT_U32, CUPAT_OP_SUM, n, x, sum));
+    return now() - t0;
+}
+
+/* The u8 histogram of x's bytes into dcnt (256 u64), wall seconds. */
+static double timed_hist(const uint32_t *x, size_t bytes, uint64_t *dcnt)
+{
+    const double t0 = now();
+    CHECK_OK(ctx, cupat_histogram_even(ctx, CUPAT_HIST_U8, bytes, x, 256, 0, 256, CUPAT_U64, dcnt, 0));
+    CHECK_OK(ctx, cupat_sync(ctx));
+    return now() - t0;
+}
+
 /* 32 GiB of u32 i % 1024 in pinned memory: the u32 sum (exact, modulo 2^32)
- * and the u8 histogram of its bytes, timed against the copy bound. */
+ * and the u8 histogram of its bytes, timed against the copy bound.
+ *
+ * The bound is the rate of copying this same input to the device alone
+ * (one stream, the engine's chunk size, events; the better of two passes),
+ * not of its first few GiB: where the host places pinned pages decides the
+ * rate (a slice on the far NUMA node copies slower), so each 4 GiB slice's
+ * rate is printed too, and the first slice (the probe an earlier version
+ * used) beside it. The primitives: one untimed call on the first 1 GiB (the
+ * kernels' lazy loading, the pools), then three timed calls on all 32 GiB,
+ * each printed; the bar is on their median, wall clock (what a caller waits). */
 static void large(void)
 {
-    const size_t bytes = (size_t)32 << 30, n = bytes / 4;
+    const size_t GiB = (size_t)1 << 30, bytes = 32 * GiB, n = bytes / 4, slice = 4 * GiB;
     printf("--large: pinning 32 GiB ...\n");
     fflush(stdout);
     double t0 = now();
@@ -382,57 +476,90 @@ static void large(void)
     for (size_t off = period; off < bytes; off += period) memcpy((char *)x + off, x, period);
     printf("  pinned and filled in %.1f s\n", now() - t0);
 
-    /* the bound: chunked pinned -> device copies alone, one stream, 4 GiB */
     size_t chunk;
     int lanes;
     CHECK_OK(ctx, cupat_get_streaming(ctx, &chunk, &lanes));
-    void *d = NULL;
-    CHECK_OK(ctx, cupat_malloc(ctx, &d, chunk));
-    cudaStream_t s = (cudaStream_t)cupat_get_stream(ctx);
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    const size_t probe = (size_t)4 << 30;
-    cudaEventRecord(e0, s);
-    for (size_t off = 0; off < probe; off += chunk) cudaMemcpyAsync(d, (char *)x + off, chunk, cudaMemcpyHostToDevice, s);
-    cudaEventRecord(e1, s);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    const double h2d = (double)probe / (ms * 1e-3) / 1e9;
-    printf("  host-to-device copies alone (%zu MiB chunks, one stream): %.2f GB/s\n", chunk >> 20, h2d);
-    CHECK_OK(ctx, cupat_free(ctx, d));
+    void *d[4] = {NULL, NULL, NULL, NULL};
+    for (int i = 0; i < 4; i++) CHECK_OK(ctx, cupat_malloc(ctx, &d[i], chunk));
 
-    uint32_t sum = 0;
-    t0 = now();
-    CHECK_OK(ctx, cupat_reduce_host(ctx, CUPAT_U32, CUPAT_OP_SUM, n, x, &sum));
-    double t = now() - t0;
-    const uint32_t want = (uint32_t)((uint64_t)(n / 1024) * (1023u * 1024u / 2));
-    CHECK(sum == want, "32 GiB u32 sum %u, expected %u", sum, want);
-    printf("  cupat_reduce_host u32 sum, 32 GiB: %.3f s, %.2f GB/s = %.2f x the copy bound (%zu MiB x %d streams)\n",
-           t, (double)bytes / t / 1e9, (double)bytes / t / 1e9 / h2d, chunk >> 20, lanes);
-    CHECK((double)bytes / t / 1e9 >= 0.9 * h2d, "reduce below 0.9 x the copy bound");
-
-    uint64_t *dcnt = test_dalloc(ctx, 256 * 8), cnt[256];
-    t0 = now();
-    CHECK_OK(ctx, cupat_histogram_even(ctx, CUPAT_HIST_U8, bytes, x, 256, 0, 256, CUPAT_U64, dcnt, 0));
-    CHECK_OK(ctx, cupat_sync(ctx));
-    t = now() - t0;
-    test_download(ctx, cnt, dcnt, sizeof cnt);
-    /* a period of 1024 words: byte 0 takes 0..255 four times, byte 1 0..3
-     * 256 times each, bytes 2 and 3 are 0 */
-    const uint64_t periods = n / 1024;
-    size_t bad = 0;
-    for (int b = 0; b < 256; b++) {
-        uint64_t e = 4 * periods + (b < 4 ? 256 * periods : 0) + (b == 0 ? 2048 * periods : 0);
-        bad += cnt[b] != e;
+    /* the bound: copies alone */
+    double sl[64] = {0}, sl2[64] = {0}; /* a chunk of more than a slice leaves some 0 */
+    (void)copy_pass((const char *)x, GiB, chunk, 1, d, slice, NULL); /* warm-up */
+    const double t_first = copy_pass((const char *)x, slice, chunk, 1, d, slice, NULL);
+    const double ta = copy_pass((const char *)x, bytes, chunk, 1, d, slice, sl);
+    const double tb = copy_pass((const char *)x, bytes, chunk, 1, d, slice, sl2);
+    const double h2d = (double)bytes / (ta < tb ? ta : tb) / 1e9, first = (double)slice / t_first / 1e9;
+    double lo = 1e30, hi = 0;
+    for (int i = 0; i < (int)(bytes / slice); i++) {
+        const double v = sl[i] > sl2[i] ? sl[i] : sl2[i];
+        if (v <= 0) continue;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
     }
-    CHECK(bad == 0, "32 GiB histogram: %zu bins wrong", bad);
-    printf("  cupat_histogram_even u8, 32 GiB: %.3f s, %.2f GB/s = %.2f x the copy bound\n", t,
-           (double)bytes / t / 1e9, (double)bytes / t / 1e9 / h2d);
+    printf("  host-to-device copies alone (%zu MiB chunks, one stream): 32 GiB at %.2f GB/s (the bound); "
+           "4 GiB slices %.2f .. %.2f GB/s; the first 4 GiB alone %.2f GB/s\n",
+           chunk >> 20, h2d, lo, hi, first);
+    const double t_rr = copy_pass((const char *)x, bytes, chunk, lanes, d, slice, NULL);
+    printf("  the same copies round robin over %d streams (the engine without kernels): %.2f GB/s = %.3f x\n",
+           lanes, (double)bytes / t_rr / 1e9, (double)bytes / t_rr / 1e9 / h2d);
+    for (int i = 0; i < 4; i++) CHECK_OK(ctx, cupat_free(ctx, d[i]));
+
+    /* u32 sum */
+    const uint32_t want = (uint32_t)((uint64_t)(n / 1024) * (1023u * 1024u / 2));
+    uint32_t sum = 0;
+    double t[3];
+    (void)timed_sum(x, GiB / 4, &sum);
+    CHECK(sum == (uint32_t)((uint64_t)(GiB / 4 / 1024) * (1023u * 1024u / 2)), "1 GiB u32 sum %u", sum);
+    for (int r = 0; r < 3; r++) {
+        sum = 0;
+        t[r] = timed_sum(x, n, &sum);
+        CHECK(sum == want, "32 GiB u32 sum %u, expected %u", sum, want);
+    }
+    printf("  cupat_reduce_host u32 sum, 32 GiB (%zu MiB x %d streams): %.3f, %.3f, %.3f s", chunk >> 20, lanes,
+           t[0], t[1], t[2]);
+    qsort(t, 3, sizeof t[0], cmp_dbl);
+    double gbs = (double)bytes / t[1] / 1e9;
+    printf("; median %.2f GB/s = %.3f x the bound (%.3f x the first 4 GiB's rate)\n", gbs, gbs / h2d, gbs / first);
+    CHECK(gbs >= 0.9 * h2d, "reduce below 0.9 x the copy bound");
+
+    /* u8 histogram */
+    uint64_t *dcnt = test_dalloc(ctx, 256 * 8), cnt[256];
+    (void)timed_hist(x, GiB, dcnt);
+    for (int r = 0; r < 3; r++) {
+        CHECK_OK(ctx, cupat_memset(ctx, dcnt, 0xA5, 256 * 8)); /* the call must overwrite */
+        t[r] = timed_hist(x, bytes, dcnt);
+        test_download(ctx, cnt, dcnt, sizeof cnt);
+        /* a period of 1024 words: byte 0 takes 0..255 four times, byte 1
+         * 0..3 256 times each, bytes 2 and 3 are 0 */
+        const uint64_t periods = n / 1024;
+        size_t bad = 0;
+        for (int b = 0; b < 256; b++) {
+            uint64_t e = 4 * periods + (b < 4 ? 256 * periods : 0) + (b == 0 ? 2048 * periods : 0);
+            bad += cnt[b] != e;
+        }
+        CHECK(bad == 0, "32 GiB histogram: %zu bins wrong", bad);
+    }
+    printf("  cupat_histogram_even u8, 32 GiB: %.3f, %.3f, %.3f s", t[0], t[1], t[2]);
+    qsort(t, 3, sizeof t[0], cmp_dbl);
+    gbs = (double)bytes / t[1] / 1e9;
+    printf("; median %.2f GB/s = %.3f x the bound (%.3f x the first 4 GiB's rate)\n", gbs, gbs / h2d, gbs / first);
+    CHECK(gbs >= 0.9 * h2d, "histogram below 0.9 x the copy bound");
     CHECK_OK(ctx, cupat_free(ctx, dcnt));
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
+
+    /* other settings, one call each (information for the defaults) */
+    static const struct {
+        size_t mib;
+        int lanes;
+    } alt[] = {{64, 3}, {256, 2}, {256, 4}, {1024, 3}};
+    for (size_t i = 0; i < sizeof alt / sizeof alt[0]; i++) {
+        streaming(alt[i].mib << 20, alt[i].lanes);
+        sum = 0;
+        const double ts = timed_sum(x, n, &sum);
+        CHECK(sum == want, "32 GiB u32 sum (%zu MiB x %d) %u", alt[i].mib, alt[i].lanes, sum);
+        printf("  (setting) reduce, %4zu MiB x %d streams: %.3f s, %.3f x the bound\n", alt[i].mib, alt[i].lanes,
+               ts, (double)bytes / ts / 1e9 / h2d);
+    }
+    streaming(0, 0);
     hfree(x);
 }
 

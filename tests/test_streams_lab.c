@@ -91,6 +91,47 @@ static void check_stamps(void)
     CHECK(lab_st_median(v, 4) == 2.5 && lab_st_median(v, 3) == 2, "median");
 }
 
+/* The verdicts, at the H100's measured values (docs/streams.md) and on the
+ * other side of each threshold. */
+static void check_verdicts(void)
+{
+    char b[96];
+    CHECK(strstr(lab_st_many_verdict(b, sizeof b, 64, 64, 1), "all 64 at once"), "64 of 64, 1 connection: %s", b);
+    CHECK(strstr(lab_st_many_verdict(b, sizeof b, 8, 64, 8), "limited by the connections"), "8 of 64: %s", b);
+    CHECK(strstr(lab_st_many_verdict(b, sizeof b, 20, 64, 32), "at most 20 of 64"), "20 of 64: %s", b);
+    CHECK(strstr(lab_st_priority_verdict(b, sizeof b, 0, 10.9471, 10.9471, 0.5), "waited for the long"),
+          "same priority, 10.9 ms: %s", b);
+    CHECK(strstr(lab_st_priority_verdict(b, sizeof b, 0, 0.04, 0.05, 0.5), "did not wait"), "same, 0.04 ms: %s", b);
+    CHECK(strstr(lab_st_priority_verdict(b, sizeof b, 1, 0.4563, 0.4563, 0.5), "next free slot"),
+          "greatest, 0.46 ms: %s", b);
+    CHECK(strstr(lab_st_priority_verdict(b, sizeof b, 1, 5, 5, 0.5), "not seen"), "greatest, 5 ms: %s", b);
+    CHECK(strstr(lab_st_cpu_verdict(b, sizeof b, 0, 99.5), "spun"), "spin 99.5%%: %s", b);
+    CHECK(strstr(lab_st_cpu_verdict(b, sizeof b, 0, 30), "did not spin"), "spin 30%%: %s", b);
+    CHECK(strstr(lab_st_cpu_verdict(b, sizeof b, 1, 0.6), "slept"), "blocking 0.6%%: %s", b);
+    CHECK(strstr(lab_st_cpu_verdict(b, sizeof b, 1, 95), "stayed busy"), "blocking 95%%: %s", b);
+    CHECK(strstr(lab_st_timing_verdict(b, sizeof b, 2.6077), "timing costs 2.6 x"), "2.6: %s", b);
+    CHECK(strstr(lab_st_timing_verdict(b, sizeof b, 0.9614), "about the same"), "0.96: %s", b);
+    CHECK(strstr(lab_st_timing_verdict(b, sizeof b, 0.5), "cheaper"), "0.5: %s", b);
+}
+
+/* Column names longer than 12 characters and long labels print whole. */
+static void check_widths(void)
+{
+    lab_st_report *r = test_xmalloc(sizeof *r);
+    memset(r, 0, sizeof *r);
+    static const char *const cols[] = {"ms, non-blocking", "x"};
+    lab_st_table *t = lab_st_table_new(r, "widths", "", 2, cols);
+    lab_st_row(t, "non-blocking streams, per-thread default stream", (const double[]){2.0132, 1}, "ok");
+    FILE *f = tmpfile();
+    lab_streams_print_table(f, t);
+    char *p = read_all(f);
+    fclose(f);
+    CHECK(strstr(p, " ms, non-blocking ") && strstr(p, "per-thread default stream ") && strstr(p, "2.0132"),
+          "widths:\n%s", p);
+    free(p);
+    free(r);
+}
+
 typedef cupat_status (*exp_fn)(cupat_ctx *, const lab_st_opts *, lab_st_report *);
 
 static cupat_status run_falsedep(cupat_ctx *c, const lab_st_opts *o, lab_st_report *r)
@@ -143,6 +184,8 @@ int main(int argc, char **argv)
     cupat_ctx *ctx = test_init(argc, argv);
     check_output(json);
     check_stamps();
+    check_verdicts();
+    check_widths();
     check_bad(ctx);
     return test_finish(ctx);
 }

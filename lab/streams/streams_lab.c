@@ -156,6 +156,29 @@ int lab_st_max_concurrent(const lab_st_stamps *st, int n, double *total_ms)
     return best;
 }
 
+const char *lab_st_many_verdict(char *buf, size_t n, int most, int launched, int connections)
+{
+    if (most >= launched)
+        snprintf(buf, n, "all %d at once: independent kernels share a queue freely", launched);
+    else if (most == connections)
+        snprintf(buf, n, "%d at once: limited by the connections", most);
+    else
+        snprintf(buf, n, "at most %d of %d at once", most, launched);
+    return buf;
+}
+
+const char *lab_st_priority_verdict(char *buf, size_t n, int with, double first_ms, double max_ms,
+                                    double block_ms)
+{
+    if (with)
+        snprintf(buf, n, max_ms <= 2 * block_ms ? "next free slot: every one within 2 long blocks"
+                                                : "waited more than 2 long blocks: priority not seen");
+    else
+        snprintf(buf, n, first_ms > 4 * block_ms ? "the first waited for the long kernel's blocks"
+                                                 : "the first did not wait for the long kernel");
+    return buf;
+}
+
 void lab_streams_defaults(lab_st_opts *o)
 {
     o->bytes = (size_t)64 << 20;
@@ -435,7 +458,8 @@ cupat_status lab_streams_falsedep(cupat_ctx *ctx, const lab_st_opts *o, int conn
              "(kernel k of every stream, then k + 1) runs all %d streams at once. Hyper-Q (Kepler on) "
              "gives a queue a stream up to CUDA_DEVICE_MAX_CONNECTIONS (default 8, at most 32). Last row: "
              "%d streams, one kernel each: how many run at once (lecture: at most 32 on cc 3.5; 128 "
-             "since Volta).",
+             "since Volta); a single queue holds back only a kernel behind one that waits, so these "
+             "independent kernels may all run at once even with one connection.",
              FD_STREAMS * FD_KERNELS - (FD_STREAMS - 1), FD_KERNELS, FD_STREAMS, FD_MANY);
     lab_st_table *t = lab_st_table_new(r, title, note, 4, cols);
     const int nk = FD_STREAMS * FD_KERNELS;
@@ -468,10 +492,12 @@ cupat_status lab_streams_falsedep(cupat_ctx *ctx, const lab_st_opts *o, int conn
     {
         double total;
         const int most = lab_st_max_concurrent(&sp, FD_MANY, &total);
-        const double v[4] = {total, total / o->spin_ms, most, NAN};
-        char label[72];
+        /* 64 one-block kernels fit the device at once (128 resident grids
+         * since Volta): 1 x spin when nothing holds them back */
+        const double v[4] = {total, total / o->spin_ms, most, 1};
+        char label[72], verdict[96];
         snprintf(label, sizeof label, "%d streams x 1 kernel", FD_MANY);
-        lab_st_row(t, label, v, most >= connections ? "limited by the connections" : "");
+        lab_st_row(t, label, v, lab_st_many_verdict(verdict, sizeof verdict, most, FD_MANY, connections));
     }
 out:
     for (int i = 0; i < FD_MANY; i++)
@@ -603,8 +629,10 @@ cupat_status lab_streams_priority(cupat_ctx *ctx, const lab_st_opts *o, lab_st_r
         ST_TRY(lab_st_stamps_read(&sp));
         const double v[5] = {hp, lab_st_stamp_ms(&sp, 1 + PR_SHORT, 0, 1) - lab_st_stamp_ms(&sp, 1 + PR_SHORT, 0, 0),
                              lat[0], lab_st_median(sorted, PR_SHORT), sorted[PR_SHORT - 1]};
+        char verdict[96];
         lab_st_row(t, with ? "short kernels at the greatest priority" : "short kernels at the same priority", v,
-                   with ? "expected: about one long block" : "expected: the first waits for the long kernel");
+                   lab_st_priority_verdict(verdict, sizeof verdict, with, lat[0], sorted[PR_SHORT - 1],
+                                           PR_BLOCK_US * 1e-3));
         lab_st_timeline *tl = lab_st_timeline_new(r, with ? "priorities: short kernels at the greatest priority"
                                                           : "priorities: all at the same priority",
                                                   2, "lane %d");

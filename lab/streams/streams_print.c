@@ -6,11 +6,11 @@
 #include <math.h>
 #include <string.h>
 
-static void put_num(FILE *f, double v)
+static void put_num(FILE *f, int w, double v)
 {
-    if (isnan(v)) fprintf(f, " %12s", "-");
-    else if (fabs(v) >= 1e5 || (v != 0 && fabs(v) < 1e-3)) fprintf(f, " %12.4g", v);
-    else fprintf(f, " %12.4f", v);
+    if (isnan(v)) fprintf(f, " %*s", w, "-");
+    else if (fabs(v) >= 1e5 || (v != 0 && fabs(v) < 1e-3)) fprintf(f, " %*.4g", w, v);
+    else fprintf(f, " %*.4f", w, v);
 }
 
 void lab_streams_print_table(FILE *f, const lab_st_table *t)
@@ -28,12 +28,17 @@ void lab_streams_print_table(FILE *f, const lab_st_table *t)
         p += cut;
         while (*p == ' ') p++;
     }
-    fprintf(f, "  %-44s", "");
-    for (int c = 0; c < t->ncols; c++) fprintf(f, " %12.12s", t->cols[c]);
+    /* columns as wide as their names (at least 12), labels as the longest */
+    int lw = 44, w[LAB_ST_COLS];
+    for (int i = 0; i < t->nrows; i++)
+        if ((int)strlen(t->label[i]) > lw) lw = (int)strlen(t->label[i]);
+    for (int c = 0; c < t->ncols; c++) w[c] = strlen(t->cols[c]) > 12 ? (int)strlen(t->cols[c]) : 12;
+    fprintf(f, "  %-*s", lw, "");
+    for (int c = 0; c < t->ncols; c++) fprintf(f, " %*s", w[c], t->cols[c]);
     fprintf(f, "  %s\n", "verdict");
     for (int i = 0; i < t->nrows; i++) {
-        fprintf(f, "  %-44.44s", t->label[i]);
-        for (int c = 0; c < t->ncols; c++) put_num(f, t->v[i][c]);
+        fprintf(f, "  %-*s", lw, t->label[i]);
+        for (int c = 0; c < t->ncols; c++) put_num(f, w[c], t->v[i][c]);
         fprintf(f, "  %s\n", t->verdict[i]);
     }
     fprintf(f, "\n");

@@ -49,4 +49,17 @@ double lab_st_stamp_ms(const lab_st_stamps *st, int n, int i, int end);
  * first start to the last end (ms). */
 int lab_st_max_concurrent(const lab_st_stamps *st, int n, double *total_ms);
 
+/* Verdicts from the measurements (pure; tests/test_streams_lab.c). buf
+ * receives the text; the functions return buf. */
+/* `launched` independent kernels, one a stream, `most` of them seen at once. */
+const char *lab_st_many_verdict(char *buf, size_t n, int most, int launched, int connections);
+/* Short kernels beside a long one of blocks of block_ms: with or without
+ * the greatest priority, the first and the worst latency. */
+const char *lab_st_priority_verdict(char *buf, size_t n, int with, double first_ms, double max_ms,
+                                    double block_ms);
+/* The host's CPU time during an event wait, in % of the wait. */
+const char *lab_st_cpu_verdict(char *buf, size_t n, int blocking, double cpu_pct);
+/* Host cost with a timing event over without (ratio). */
+const char *lab_st_timing_verdict(char *buf, size_t n, double ratio);
+
 #endif

@@ -31,6 +31,11 @@ struct cupat_ctx {
     cudaStream_t own_stream;
     void *scratch; /* stream-ordered scratch pool (grow-only) */
     size_t scratch_bytes;
+    /* the whole pool has been zeroed (queued) since cupat__scratch last
+     * allocated it; cleared by every new allocation. reduce's epoch flags
+     * poll scratch, and a fresh pool (new, or a freed one the allocator
+     * hands back at the same address) is uninitialized memory */
+    int scratch_zeroed;
     /* pinned rung per pattern (index into the registry), NULL = default */
     const cupat_variant_info *pinned[CUPAT_MAX_PATTERNS];
     /* device facts kernels size their grids from */
@@ -109,7 +114,8 @@ cupat_status cupat__size_mul(cupat_ctx *ctx, const char *fn, const char *what, s
                              size_t b, size_t c, size_t *out);
 
 /* Scratch memory of at least `bytes`, valid for work queued on ctx->stream
- * until the next cupat__scratch call on the same ctx. */
+ * until the next cupat__scratch call on the same ctx. A new pool clears
+ * ctx->scratch_zeroed (its contents are undefined). */
 cupat_status cupat__scratch(cupat_ctx *ctx, size_t bytes, void **ptr);
 
 /* The rung that runs for `pattern` on ctx (pinned, else the backend's default). */

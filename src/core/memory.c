@@ -156,6 +156,7 @@ cupat_status cupat__scratch(cupat_ctx *ctx, size_t bytes, void **ptr)
         return CUPAT_SUCCESS;
     }
     size_t want = bytes < 4096 ? 4096 : bytes + bytes / 2; /* grow geometrically */
+    ctx->scratch_zeroed = 0; /* whatever comes back holds no written bytes */
     if (ctx->backend == CUPAT_BACKEND_CUDA) {
         /* Stream-ordered: the old block is released after the work already
          * queued on the stream, the new one is usable by work queued after. */

@@ -886,28 +886,17 @@ template <typename T, int OP> constexpr bool even_tunable()
     } while (0)
 
 // A fresh scratch pool is zeroed once, so that the first poll of an epoch
-// flag reads written memory (compute-sanitizer initcheck). cupat__scratch is
-// grow-only and stream-ordered: a new pool may come back at the old address
-// (cudaFreeAsync then cudaMallocAsync), and another pattern may have grown
-// the pool since our last call; so remember (pool, size) per context.
-bool pool_needs_zero(const cupat_ctx *ctx, const void *p, size_t bytes)
+// flag reads written memory (compute-sanitizer initcheck). cupat__scratch
+// clears ctx->scratch_zeroed whenever it allocates, so this follows the pool
+// itself: a pool freed and handed back at the same address (cudaFreeAsync
+// then cudaMallocAsync), or the pool of a context copy that lives at the
+// address of an earlier one (the streaming lanes), is zeroed again. (A table
+// keyed by (ctx, pool, size) missed exactly those: 384 initcheck errors in
+// test_streams.)
+bool pool_needs_zero(cupat_ctx *ctx)
 {
-    static std::mutex mu;
-    static struct {
-        const cupat_ctx *ctx;
-        const void *p;
-        size_t bytes;
-    } seen[64];
-    static unsigned next;
-    std::lock_guard<std::mutex> lock(mu);
-    for (auto &e : seen)
-        if (e.ctx == ctx) {
-            if (e.p == p && e.bytes == bytes) return false;
-            e.p = p;
-            e.bytes = bytes;
-            return true;
-        }
-    seen[next++ % 64] = {ctx, p, bytes};
+    if (ctx->scratch_zeroed) return false;
+    ctx->scratch_zeroed = 1;
     return true;
 }
 
@@ -1025,8 +1014,14 @@ template <typename T, int OP, int DOT> struct Run {
         void *p = nullptr;
         CUPAT_TRY(cupat__scratch(ctx, bytes, &p));
         scr = (unsigned char *)p;
-        if (pool_needs_zero(ctx, p, ctx->scratch_bytes))
-            CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(p, 0, ctx->scratch_bytes, ctx->stream));
+        if (pool_needs_zero(ctx)) {
+            cupat_status zs = cupat__cuda(ctx, cudaMemsetAsync(p, 0, ctx->scratch_bytes, ctx->stream),
+                                          "cudaMemsetAsync (scratch)");
+            if (zs != CUPAT_SUCCESS) {
+                ctx->scratch_zeroed = 0;
+                return zs;
+            }
+        }
         err = (int *)(scr + o_hdr + HDR_ERR);
         ticket = (unsigned *)(scr + o_hdr + HDR_TICKET);
         if (r->out_host) out = scr + o_hdr;

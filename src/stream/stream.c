@@ -66,21 +66,27 @@ cupat_status cupat_set_streaming(cupat_ctx *ctx, size_t chunk_bytes, int streams
     return CUPAT_SUCCESS;
 }
 
-void cupat__stream_plan(cupat_ctx *ctx, size_t *chunk_bytes, int *lanes)
+void cupat__stream_plan(cupat_ctx *ctx, size_t data_bytes, size_t *chunk_bytes, int *lanes)
 {
+    const size_t MiB = (size_t)1 << 20;
     size_t chunk = ctx->stream_chunk;
     int l = ctx->stream_lanes;
     if (ctx->backend == CUPAT_BACKEND_CUDA) {
         if (!chunk) {
-            /* Device memory, not free memory: the same chunks every run. */
+            /* Device memory, not free memory, and the data's size: the same
+             * chunks every run of the same call. */
             size_t fr = 0, total = 0;
             if (cudaMemGetInfo(&fr, &total) != cudaSuccess) {
                 (void)cudaGetLastError();
                 total = 0;
             }
-            chunk = total / 64 < STREAM_AUTO_CHUNK ? total / 64 : STREAM_AUTO_CHUNK;
-            chunk &= ~(((size_t)1 << 20) - 1);
-            if (chunk < ((size_t)1 << 20)) chunk = (size_t)1 << 20;
+            size_t cap = total / 64 < STREAM_AUTO_CHUNK ? total / 64 : STREAM_AUTO_CHUNK;
+            cap &= ~(MiB - 1);
+            if (cap < MiB) cap = MiB;
+            const size_t lo = STREAM_MIN_CHUNK < cap ? STREAM_MIN_CHUNK : cap;
+            size_t want = data_bytes / STREAM_AUTO_SPLIT;
+            want = want > cap ? cap : (want + MiB - 1) & ~(MiB - 1);
+            chunk = want < lo ? lo : want;
         }
         if (!l) {
             int engines = 2;
@@ -104,7 +110,7 @@ cupat_status cupat_get_streaming(cupat_ctx *ctx, size_t *chunk_bytes, int *strea
     if (!chunk_bytes || !streams)
         return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_get_streaming: %s is NULL",
                            !chunk_bytes ? "chunk_bytes" : "streams");
-    cupat__stream_plan(ctx, chunk_bytes, streams);
+    cupat__stream_plan(ctx, SIZE_MAX, chunk_bytes, streams);
     return CUPAT_SUCCESS;
 }
 
@@ -261,6 +267,7 @@ cupat_status cupat__stream_run(cupat_ctx *ctx, size_t items, size_t chunk_items,
         p->ctx.own_stream = NULL;
         p->ctx.scratch = NULL;
         p->ctx.scratch_bytes = 0;
+        p->ctx.scratch_zeroed = 0;
         p->ctx.stream_inner = 1;
         p->ctx.err[0] = '\0';
         if (!cuda) {

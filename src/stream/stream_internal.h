@@ -26,7 +26,16 @@ extern "C" {
 
 #define STREAM_MAX_ARGS 4
 #define STREAM_MAX_LANES 16
-#define STREAM_AUTO_CHUNK ((size_t)64 << 20)
+/* Auto chunks: a sixteenth of the widest argument (the pipeline's fill and
+ * drain, one chunk's kernel and copy out, stay ~1/16 of the call), rounded
+ * up to MiB, within [STREAM_MIN_CHUNK, STREAM_AUTO_CHUNK] (the upper end
+ * also at most device memory / 64). 256 MiB: a 32 GiB input is 128 chunks,
+ * each 4.9 ms of copying at 55 GB/s, so a chunk's fixed costs (launches,
+ * the engine switching streams, the per-chunk reduce's finish) are a few
+ * tenths of a percent; 64 MiB chunks left 512 of them. */
+#define STREAM_AUTO_CHUNK ((size_t)256 << 20)
+#define STREAM_MIN_CHUNK ((size_t)4 << 20)
+#define STREAM_AUTO_SPLIT 16
 
 enum { STREAM_IN = 1, STREAM_OUT = 2, STREAM_INOUT = 3 };
 
@@ -44,8 +53,9 @@ typedef cupat_status (*stream_body)(cupat_ctx *lane_ctx, int lane, size_t k, siz
                                     size_t count, void *const *ptr, const size_t *pitch,
                                     void *user);
 
-/* The chunk size and lane count a call on ctx uses now (auto resolved). */
-void cupat__stream_plan(cupat_ctx *ctx, size_t *chunk_bytes, int *lanes);
+/* The chunk size and lane count a call on ctx uses now (auto resolved)
+ * when its widest streamed argument spans data_bytes (SIZE_MAX: large). */
+void cupat__stream_plan(cupat_ctx *ctx, size_t data_bytes, size_t *chunk_bytes, int *lanes);
 /* Items of `item_bytes` in one chunk of chunk_bytes: at least 1, a multiple
  * of 256 when 256 or more fit (vector loads stay aligned chunk to chunk). */
 size_t cupat__stream_chunk_items(size_t chunk_bytes, size_t item_bytes);

@@ -39,7 +39,7 @@ cupat_status cupat__stream_ew(cupat_ctx *ctx, const char *fn, int axpy, size_t n
                                         cupat__extent1(b, bytes), rule));
     size_t chunk;
     int lanes;
-    cupat__stream_plan(ctx, &chunk, &lanes);
+    cupat__stream_plan(ctx, bytes, &chunk, &lanes);
     ew_job j = {axpy, alpha};
     /* saxpy: x in, y in and out; vadd: a, b in, c out (c may be a or b: a
      * chunk is read into its buffers before its output is copied back). */
@@ -143,7 +143,7 @@ cupat_status cupat__stream_reduce(cupat_ctx *ctx, const char *fn, int dot, cupat
                                         cupat__extent1(y, bytes), NULL));
     size_t chunk;
     int lanes;
-    cupat__stream_plan(ctx, &chunk, &lanes);
+    cupat__stream_plan(ctx, bytes, &chunk, &lanes);
     const size_t ci = cupat__stream_chunk_items(chunk, ts), nchunks = (n - 1) / ci + 1;
     red_job j = {dot, type, op, NULL, rb};
     CUPAT_TRY(cupat__stream_alloc(ctx, nchunks * rb, (void **)&j.partials));
@@ -181,7 +181,7 @@ cupat_status cupat__stream_gray(cupat_ctx *ctx, const char *fn, size_t width, si
                                     "gray and rgb must not overlap"));
     size_t chunk;
     int lanes;
-    cupat__stream_plan(ctx, &chunk, &lanes);
+    cupat__stream_plan(ctx, height * 3 * width, &chunk, &lanes);
     /* A chunk is whole rows; staged rows are packed (pitch 3 * width). */
     size_t rows = chunk / (3 * width);
     if (!rows) rows = 1;
@@ -234,7 +234,7 @@ cupat_status cupat__stream_hist(cupat_ctx *ctx, const char *fn, cupat_hist_sampl
                                     cupat__extent1(x, xb), NULL));
     size_t chunk;
     int lanes;
-    cupat__stream_plan(ctx, &chunk, &lanes);
+    cupat__stream_plan(ctx, xb, &chunk, &lanes);
     const size_t ci = cupat__stream_chunk_items(chunk, sample_bytes), nchunks = (n - 1) / ci + 1;
     if ((size_t)lanes > nchunks) lanes = (int)nchunks;
     hist_job j = {sample, bins, lower, upper, boundaries, count_type, NULL, cs};
