@@ -871,8 +871,8 @@ int cmd_lab(int argc, char **argv)
         } else return cli_unknown(CMD, argv[i]);
     }
     if (!sub) {
-        fprintf(stderr, "%s: which lab? ('cupat lab access', 'warp', 'atomics', 'float', 'errors', 'memory', "
-                        "'streams' or 'exec'; try '%s "
+        fprintf(stderr, "%s: which lab? ('cupat lab access', 'cupat lab warp', 'cupat lab atomics', 'cupat lab float', "
+                        "'cupat lab errors', 'cupat lab memory', 'cupat lab streams' or 'cupat lab exec'; try '%s "
                         "--help')\n",
                 CMD, CMD);
         return 2;
