@@ -47,6 +47,28 @@ int cli_backend_opt(int argc, char **argv, int *i, const char *cmd, cupat_backen
     return 0;
 }
 
+int cli_pick(const char *cmd, const char *arg, const char *const *names, int n, int *want)
+{
+    if (!strcmp(arg, "all")) {
+        for (int e = 0; e < n; e++) want[e] = 1;
+        return 0;
+    }
+    for (int e = 0; e < n; e++)
+        if (!strcmp(arg, names[e])) {
+            want[e] = 1;
+            return 0;
+        }
+    fprintf(stderr, "%s: unknown experiment '%s' (try '%s --help')\n", cmd, arg, cmd);
+    return 2;
+}
+
+void cli_pick_all(int *want, int n)
+{
+    int any = 0;
+    for (int e = 0; e < n; e++) any |= want[e];
+    for (int e = 0; !any && e < n; e++) want[e] = 1;
+}
+
 int cli_unknown(const char *cmd, const char *arg)
 {
     if (arg[0] == '-')

@@ -26,6 +26,11 @@ int cli_backend_opt(int argc, char **argv, int *i, const char *cmd, cupat_backen
 
 /* One-line reason for an unknown option or stray argument; returns 2. */
 int cli_unknown(const char *cmd, const char *arg);
+/* A lab's experiment argument: "all" or one of names[0..n): sets want[] and
+ * returns 0, or prints the unknown name and returns 2. cli_pick_all: no
+ * experiment named means every one. */
+int cli_pick(const char *cmd, const char *arg, const char *const *names, int n, int *want);
+void cli_pick_all(int *want, int n);
 
 /* Decimal integer in [lo, hi]; 0, or 2 after a one-line reason. */
 int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo, long hi,

@@ -213,7 +213,7 @@ static int exp_contention(cupat_ctx *ctx, unsigned iters, int reps)
 
 int cmd_lab_atomics(int argc, char **argv)
 {
-    int want[NEXP] = {0}, any = 0, expected_only = 0;
+    int want[NEXP] = {0}, expected_only = 0;
     long device = -1, iters = 64, reps = 10;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
@@ -237,24 +237,12 @@ int cmd_lab_atomics(int argc, char **argv)
         if (!strcmp(argv[i], "--expected")) {
             expected_only = 1;
         } else if (argv[i][0] != '-') {
-            int e = 0;
-            if (!strcmp(argv[i], "all")) {
-                for (e = 0; e < NEXP; e++) want[e] = 1;
-                any = 1;
-                continue;
-            }
-            for (e = 0; e < NEXP && strcmp(argv[i], exp_names[e]); e++) {}
-            if (e == NEXP) {
-                fprintf(stderr, "%s: unknown experiment '%s' (try '%s --help')\n", CMD, argv[i], CMD);
-                return 2;
-            }
-            want[e] = any = 1;
+            if (cli_pick(CMD, argv[i], exp_names, NEXP, want)) return 2;
         } else {
             return cli_unknown(CMD, argv[i]);
         }
     }
-    if (!any)
-        for (int e = 0; e < NEXP; e++) want[e] = 1;
+    cli_pick_all(want, NEXP);
     if (expected_only && (want[EXP_RACE] || want[EXP_CONTENTION])) {
         fprintf(stderr, "%s: --expected is for 'custom' only (the race and the rates need a GPU)\n", CMD);
         return 2;

@@ -819,7 +819,7 @@ static int exp_cdp(run *R)
 
 int cmd_lab_exec(int argc, char **argv)
 {
-    int want[NEXP] = {0}, any = 0;
+    int want[NEXP] = {0};
     long device = -1, reps = 5;
     const char *json_path = NULL;
     for (int i = 1; i < argc; i++) {
@@ -843,21 +843,9 @@ int cmd_lab_exec(int argc, char **argv)
             continue;
         }
         if (argv[i][0] == '-') return cli_unknown(CMD, argv[i]);
-        int e = 0;
-        if (!strcmp(argv[i], "all")) {
-            for (e = 0; e < NEXP; e++) want[e] = 1;
-            any = 1;
-            continue;
-        }
-        for (e = 0; e < NEXP && strcmp(argv[i], exp_names[e]); e++) {}
-        if (e == NEXP) {
-            fprintf(stderr, "%s: unknown experiment '%s' (try '%s --help')\n", CMD, argv[i], CMD);
-            return 2;
-        }
-        want[e] = any = 1;
+        if (cli_pick(CMD, argv[i], exp_names, NEXP, want)) return 2;
     }
-    if (!any)
-        for (int e = 0; e < NEXP; e++) want[e] = 1;
+    cli_pick_all(want, NEXP);
     const char *why = cli_no_cuda_reason();
     if (why) {
         fprintf(stderr, "%s: the execution-model experiments need a GPU: %s\n", CMD, why);

@@ -385,7 +385,7 @@ static int decode_one(uint32_t u)
 
 int cmd_lab_float(int argc, char **argv)
 {
-    int want[NEXP] = {0}, any = 0;
+    int want[NEXP] = {0};
     long device = -1, reps = 7;
     size_t n = (size_t)1 << 20;
     cupat_backend backend = CUPAT_BACKEND_AUTO;
@@ -448,24 +448,12 @@ int cmd_lab_float(int argc, char **argv)
             return 0;
         }
         if (argv[i][0] != '-') {
-            int e = 0;
-            if (!strcmp(argv[i], "all")) {
-                for (e = 0; e < NEXP; e++) want[e] = 1;
-                any = 1;
-                continue;
-            }
-            for (e = 0; e < NEXP && strcmp(argv[i], exp_names[e]); e++) {}
-            if (e == NEXP) {
-                fprintf(stderr, "%s: unknown experiment '%s' (try '%s --help')\n", CMD, argv[i], CMD);
-                return 2;
-            }
-            want[e] = any = 1;
+            if (cli_pick(CMD, argv[i], exp_names, NEXP, want)) return 2;
         } else {
             return cli_unknown(CMD, argv[i]);
         }
     }
-    if (!any)
-        for (int e = 0; e < NEXP; e++) want[e] = 1;
+    cli_pick_all(want, NEXP);
     int need_gpu = 0;
     for (int e = 0; e < NEXP; e++) need_gpu |= want[e] && exp_gpu[e];
     const char *why = cli_no_cuda_reason();

@@ -168,7 +168,7 @@ static int reexec_with(int conns, int argc, char **argv)
 
 int cmd_lab_streams(int argc, char **argv)
 {
-    int want[NEXP] = {0}, any = 0;
+    int want[NEXP] = {0};
     long device = -1, streams = 4, reps = 5, heavy = 4000, conns = 0, width = 72;
     size_t bytes = (size_t)64 << 20;
     const char *json = NULL;
@@ -211,21 +211,9 @@ int cmd_lab_streams(int argc, char **argv)
             continue;
         }
         if (argv[i][0] == '-') return cli_unknown(CMD, argv[i]);
-        int e = 0;
-        if (!strcmp(argv[i], "all")) {
-            for (e = 0; e < NEXP; e++) want[e] = 1;
-            any = 1;
-            continue;
-        }
-        for (e = 0; e < NEXP && strcmp(argv[i], exp_names[e]); e++) {}
-        if (e == NEXP) {
-            fprintf(stderr, "%s: unknown experiment '%s' (try '%s --help')\n", CMD, argv[i], CMD);
-            return 2;
-        }
-        want[e] = any = 1;
+        if (cli_pick(CMD, argv[i], exp_names, NEXP, want)) return 2;
     }
-    if (!any)
-        for (int e = 0; e < NEXP; e++) want[e] = 1;
+    cli_pick_all(want, NEXP);
     if (conns) {
         for (int e = 0; e < NEXP; e++)
             if (want[e] && e != EXP_FALSEDEP) {
