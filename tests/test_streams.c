@@ -466,8 +466,13 @@ static double timed_hist(const uint32_t *x, size_t bytes, uint64_t *dcnt)
  * each printed; the bar is on their median, wall clock (what a caller waits). */
 static void large(void)
 {
-    const size_t GiB = (size_t)1 << 30, bytes = 32 * GiB, n = bytes / 4, slice = 4 * GiB;
-    printf("--large: pinning 32 GiB ...\n");
+    /* CUPAT_TEST_LARGE_GIB: another size (a multiple of 4 up to 256; more
+     * than the device's memory shows the streaming's point) */
+    const char *env = getenv("CUPAT_TEST_LARGE_GIB");
+    const long want_gib = env ? strtol(env, NULL, 10) : 32;
+    const size_t gib = want_gib >= 4 && want_gib <= 256 && want_gib % 4 == 0 ? (size_t)want_gib : 32;
+    const size_t GiB = (size_t)1 << 30, bytes = gib * GiB, n = bytes / 4, slice = 4 * GiB;
+    printf("--large: pinning %zu GiB ...\n", gib);
     fflush(stdout);
     double t0 = now();
     uint32_t *x = hmalloc(bytes);
@@ -496,9 +501,9 @@ static void large(void)
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
     }
-    printf("  host-to-device copies alone (%zu MiB chunks, one stream): 32 GiB at %.2f GB/s (the bound); "
+    printf("  host-to-device copies alone (%zu MiB chunks, one stream): %zu GiB at %.2f GB/s (the bound); "
            "4 GiB slices %.2f .. %.2f GB/s; the first 4 GiB alone %.2f GB/s\n",
-           chunk >> 20, h2d, lo, hi, first);
+           chunk >> 20, gib, h2d, lo, hi, first);
     const double t_rr = copy_pass((const char *)x, bytes, chunk, lanes, d, slice, NULL);
     printf("  the same copies round robin over %d streams (the engine without kernels): %.2f GB/s = %.3f x\n",
            lanes, (double)bytes / t_rr / 1e9, (double)bytes / t_rr / 1e9 / h2d);
@@ -513,10 +518,10 @@ static void large(void)
     for (int r = 0; r < 3; r++) {
         sum = 0;
         t[r] = timed_sum(x, n, &sum);
-        CHECK(sum == want, "32 GiB u32 sum %u, expected %u", sum, want);
+        CHECK(sum == want, "%zu GiB u32 sum %u, expected %u", gib, sum, want);
     }
-    printf("  cupat_reduce_host u32 sum, 32 GiB (%zu MiB x %d streams): %.3f, %.3f, %.3f s", chunk >> 20, lanes,
-           t[0], t[1], t[2]);
+    printf("  cupat_reduce_host u32 sum, %zu GiB (%zu MiB x %d streams): %.3f, %.3f, %.3f s", gib, chunk >> 20,
+           lanes, t[0], t[1], t[2]);
     qsort(t, 3, sizeof t[0], cmp_dbl);
     double gbs = (double)bytes / t[1] / 1e9;
     printf("; median %.2f GB/s = %.3f x the bound (%.3f x the first 4 GiB's rate)\n", gbs, gbs / h2d, gbs / first);
@@ -537,9 +542,9 @@ static void large(void)
             uint64_t e = 4 * periods + (b < 4 ? 256 * periods : 0) + (b == 0 ? 2048 * periods : 0);
             bad += cnt[b] != e;
         }
-        CHECK(bad == 0, "32 GiB histogram: %zu bins wrong", bad);
+        CHECK(bad == 0, "%zu GiB histogram: %zu bins wrong", gib, bad);
     }
-    printf("  cupat_histogram_even u8, 32 GiB: %.3f, %.3f, %.3f s", t[0], t[1], t[2]);
+    printf("  cupat_histogram_even u8, %zu GiB: %.3f, %.3f, %.3f s", gib, t[0], t[1], t[2]);
     qsort(t, 3, sizeof t[0], cmp_dbl);
     gbs = (double)bytes / t[1] / 1e9;
     printf("; median %.2f GB/s = %.3f x the bound (%.3f x the first 4 GiB's rate)\n", gbs, gbs / h2d, gbs / first);
@@ -555,7 +560,7 @@ static void large(void)
         streaming(alt[i].mib << 20, alt[i].lanes);
         sum = 0;
         const double ts = timed_sum(x, n, &sum);
-        CHECK(sum == want, "32 GiB u32 sum (%zu MiB x %d) %u", alt[i].mib, alt[i].lanes, sum);
+        CHECK(sum == want, "%zu GiB u32 sum (%zu MiB x %d) %u", gib, alt[i].mib, alt[i].lanes, sum);
         printf("  (setting) reduce, %4zu MiB x %d streams: %.3f s, %.3f x the bound\n", alt[i].mib, alt[i].lanes,
                ts, (double)bytes / ts / 1e9 / h2d);
     }
