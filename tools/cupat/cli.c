@@ -69,6 +69,22 @@ void cli_pick_all(int *want, int n)
     for (int e = 0; !any && e < n; e++) want[e] = 1;
 }
 
+int cli_lab_opt(int argc, char **argv, int *i, const char *cmd, long *device, long *reps, const char **json)
+{
+    const char *v = NULL;
+    int r;
+    if (device && (r = cli_opt(argc, argv, i, "--device", &v, cmd)) != 0)
+        return r < 0 || cli_parse_int(cmd, "--device", v, 0, 1023, device) ? -1 : 1;
+    if (reps && (r = cli_opt(argc, argv, i, "--reps", &v, cmd)) != 0)
+        return r < 0 || cli_parse_int(cmd, "--reps", v, 1, 1000, reps) ? -1 : 1;
+    if (json && (r = cli_opt(argc, argv, i, "--json", &v, cmd)) != 0) {
+        if (r < 0) return -1;
+        *json = v;
+        return 1;
+    }
+    return 0;
+}
+
 int cli_unknown(const char *cmd, const char *arg)
 {
     if (arg[0] == '-')

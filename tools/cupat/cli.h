@@ -31,6 +31,11 @@ int cli_unknown(const char *cmd, const char *arg);
  * experiment named means every one. */
 int cli_pick(const char *cmd, const char *arg, const char *const *names, int n, int *want);
 void cli_pick_all(int *want, int n);
+/* The labs' common options: --device N (0..1023), --reps N (1..1000),
+ * --json FILE, each taken only where its pointer is not NULL. 1: argv[*i]
+ * was one (consumed, *i advanced past its value); 0: not one; -1: a bad
+ * value (printed; exit 2). */
+int cli_lab_opt(int argc, char **argv, int *i, const char *cmd, long *device, long *reps, const char **json);
 
 /* Decimal integer in [lo, hi]; 0, or 2 after a one-line reason. */
 int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo, long hi,

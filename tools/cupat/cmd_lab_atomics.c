@@ -222,16 +222,12 @@ int cmd_lab_atomics(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-        if ((r = cli_opt(argc, argv, &i, "--device", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_int(CMD, "--device", v, 0, 1023, &device)) return 2;
+        if ((r = cli_lab_opt(argc, argv, &i, CMD, &device, &reps, NULL)) != 0) {
+            if (r < 0) return 2;
             continue;
         }
         if ((r = cli_opt(argc, argv, &i, "--iters", &v, CMD)) != 0) {
             if (r < 0 || cli_parse_int(CMD, "--iters", v, 1, 4096, &iters)) return 2;
-            continue;
-        }
-        if ((r = cli_opt(argc, argv, &i, "--reps", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_int(CMD, "--reps", v, 1, 1000, &reps)) return 2;
             continue;
         }
         if (!strcmp(argv[i], "--expected")) {

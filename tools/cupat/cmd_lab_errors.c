@@ -157,13 +157,8 @@ int cmd_lab_errors(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-        if ((r = cli_opt(argc, argv, &i, "--device", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_int(CMD, "--device", v, 0, 1023, &device)) return 2;
-            continue;
-        }
-        if ((r = cli_opt(argc, argv, &i, "--json", &v, CMD)) != 0) {
+        if ((r = cli_lab_opt(argc, argv, &i, CMD, &device, NULL, &json)) != 0) {
             if (r < 0) return 2;
-            json = v;
             continue;
         }
         if ((r = cli_opt(argc, argv, &i, "--case", &v, CMD)) != 0) {

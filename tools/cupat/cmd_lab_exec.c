@@ -823,23 +823,13 @@ int cmd_lab_exec(int argc, char **argv)
     long device = -1, reps = 5;
     const char *json_path = NULL;
     for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
         int r;
         if (cli_is_help(argv[i])) {
             usage(stdout);
             return 0;
         }
-        if ((r = cli_opt(argc, argv, &i, "--device", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_int(CMD, "--device", v, 0, 1023, &device)) return 2;
-            continue;
-        }
-        if ((r = cli_opt(argc, argv, &i, "--reps", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_int(CMD, "--reps", v, 1, 1000, &reps)) return 2;
-            continue;
-        }
-        if ((r = cli_opt(argc, argv, &i, "--json", &v, CMD)) != 0) {
+        if ((r = cli_lab_opt(argc, argv, &i, CMD, &device, &reps, &json_path)) != 0) {
             if (r < 0) return 2;
-            json_path = v;
             continue;
         }
         if (argv[i][0] == '-') return cli_unknown(CMD, argv[i]);

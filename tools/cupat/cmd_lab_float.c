@@ -401,13 +401,8 @@ int cmd_lab_float(int argc, char **argv)
             if (r == 2) return 2;
             continue;
         }
-        if ((r = cli_opt(argc, argv, &i, "--reps", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_int(CMD, "--reps", v, 1, 1000, &reps)) return 2;
-            continue;
-        }
-        if ((r = cli_opt(argc, argv, &i, "--json", &v, CMD)) != 0) {
+        if ((r = cli_lab_opt(argc, argv, &i, CMD, NULL, &reps, &json)) != 0) {
             if (r < 0) return 2;
-            json = v;
             continue;
         }
         if ((r = cli_opt(argc, argv, &i, "--n", &v, CMD)) != 0) {
