@@ -9,11 +9,13 @@
  * nccl_shim.c), or device data staged through pinned host memory and MPI
  * ("mpi-staged", any MPI). MPI messages are cut into pieces of at most
  * 1 GiB (MPI counts are ints). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "dist/dist_internal.h"
 #include "dist/nccl_shim.h"
 
 #include <limits.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +109,12 @@ cupat_status cupat_comm_create_transport(cupat_comm **comm, cupat_ctx *ctx, MPI_
     MPI_Comm_size(c->mpi, &c->size);
     c->ctx = ctx;
     c->transport = (dist_transport)t;
+    cupat_status si = cupat__dist_ipc_init(c, fn);
+    if (si != CUPAT_SUCCESS) {
+        MPI_Comm_free(&c->mpi);
+        free(c);
+        return si;
+    }
     if (t == DIST_NCCL) {
         cupat_status s = nccl_init(c, fn);
         if (s != CUPAT_SUCCESS) {
@@ -124,9 +132,24 @@ cupat_status cupat_comm_create(cupat_comm **comm, cupat_ctx *ctx, MPI_Comm mpi)
     return cupat_comm_create_transport(comm, ctx, mpi, NULL);
 }
 
+cupat_status cupat__dist_buffer(cupat_comm *c, int i, size_t bytes, void **p)
+{
+    if (c->buf_bytes[i] < bytes) {
+        cupat_free(c->ctx, c->buf[i]);
+        c->buf[i] = NULL;
+        c->buf_bytes[i] = 0;
+        CUPAT_TRY(cupat_malloc(c->ctx, &c->buf[i], bytes));
+        c->buf_bytes[i] = bytes;
+    }
+    *p = c->buf[i];
+    return CUPAT_SUCCESS;
+}
+
 void cupat_comm_destroy(cupat_comm *comm)
 {
     if (!comm) return;
+    for (int i = 0; i < 2; i++) cupat_free(comm->ctx, comm->buf[i]);
+    cupat__dist_ipc_close(comm);
     if (comm->nccl) {
         cudaSetDevice(comm->ctx->device);
         cupat__nccl(NULL)->comm_destroy((nccl_comm_t)comm->nccl);
@@ -149,6 +172,29 @@ cupat_status cupat__dist_begin(cupat_comm *comm, const char *fn)
     return cupat__begin(comm->ctx, fn);
 }
 #define begin cupat__dist_begin
+
+static double wall_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+void cupat__dist_phase_begin(cupat_comm *c)
+{
+    if (!c->profile) return;
+    if (c->ctx->backend == CUPAT_BACKEND_CUDA) cudaStreamSynchronize(c->ctx->stream);
+    c->phase_t0 = wall_ms();
+}
+
+void cupat__dist_phase(cupat_comm *c, int phase)
+{
+    if (!c->profile) return;
+    if (c->ctx->backend == CUPAT_BACKEND_CUDA) cudaStreamSynchronize(c->ctx->stream);
+    const double t = wall_ms();
+    c->phase_ms[phase] += t - c->phase_t0;
+    c->phase_t0 = t;
+}
 
 /* ------------------------------------------------------------- exchange -- */
 
@@ -379,41 +425,91 @@ static int cmp_asc(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The key at index i of a backend array, as an order key. */
-static cupat_status key_at(cupat_ctx *ctx, cupat_type t, const void *base, size_t i, uint64_t *k)
+/* count keys of a backend array, at first, first + stride, ..., as order
+ * keys in k[]: one strided copy (CUDA: cudaMemcpy2D into a small host
+ * buffer, a single wait), so sampling and searching cost a few round trips,
+ * not one per key. */
+#define PROBES 64
+static cupat_status keys_at(cupat_ctx *ctx, cupat_type t, const void *base, size_t first, size_t stride,
+                            size_t count, uint64_t *k)
 {
     const size_t es = cupat_type_size(t);
-    unsigned char b[8];
-    CUPAT_TRY(cupat_memcpy(ctx, b, (const unsigned char *)base + i * es, es));
-    *k = order_key(t, b);
+    unsigned char b[PROBES * 8];
+    const unsigned char *src = (const unsigned char *)base + first * es;
+    if (ctx->backend != CUPAT_BACKEND_CUDA) {
+        for (size_t j = 0; j < count; j++) memcpy(b + j * es, src + j * stride * es, es);
+    } else if (count == 1 || stride == 1) {
+        CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(b, src, count * es, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
+    } else if (stride * es <= ((size_t)1 << 30)) {
+        CUPAT_CUDA_TRY(ctx, cudaMemcpy2DAsync(b, es, src, stride * es, es, count, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
+    } else { /* a pitch beyond what cudaMemcpy2D takes: key by key */
+        for (size_t j = 0; j < count; j++)
+            CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(b + j * es, src + j * stride * es, es, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
+    }
+    for (size_t j = 0; j < count; j++) k[j] = order_key(t, b + j * es);
     return CUPAT_SUCCESS;
 }
 
-/* Merge the sorted runs [off[k], off[k + 1]) of buf, k < runs, pairwise
- * (runs k and k + 1 are adjacent, so a merged pair lands where they were) in
- * rounds between buf and tmp; *result gets the buffer holding the one run. */
-static cupat_status merge_runs(cupat_ctx *ctx, cupat_type t, cupat_sort_order order, int runs, size_t *off,
-                               void *buf, void *tmp, void **result)
+/* The first index in [lo, n) of a run sorted in `order` whose key comes
+ * after `split`: a 65-ary search, PROBES keys read a round (5 rounds for
+ * 2^29 keys). */
+static cupat_status after_split(cupat_ctx *ctx, cupat_type t, cupat_sort_order order, const void *run, size_t lo,
+                                size_t n, uint64_t split, size_t *at)
+{
+    uint64_t k[PROBES];
+    size_t a = lo, b = n; /* the answer is in [a, b] */
+    while (a < b) {
+        size_t stride = (b - a + PROBES) / (PROBES + 1), first = a + stride - 1, count;
+        if (b - a <= PROBES) stride = 1, first = a;
+        count = (b - first + stride - 1) / stride;
+        if (count > PROBES) count = PROBES;
+        CUPAT_TRY(keys_at(ctx, t, run, first, stride, count, k));
+        size_t j = 0;
+        while (j < count && !before(order, split, k[j])) j++;
+        /* keys up to probe j - 1 are not after split; probe j is */
+        const size_t na = j ? first + (j - 1) * stride + 1 : a;
+        const size_t nb = j < count ? first + j * stride : b;
+        if (stride == 1) {
+            a = b = nb;
+            break;
+        }
+        a = na, b = nb;
+    }
+    *at = a;
+    return CUPAT_SUCCESS;
+}
+
+/* Merge `runs` sorted runs (run k: len[k] keys at src[k], anywhere) into
+ * out pairwise in rounds: the first round reads the runs where they are, and
+ * a merged pair k, k + 1 lands at the offset run k has in the output, so
+ * later rounds merge adjacent slices; the rounds alternate between out and
+ * tmp (needed for more than two runs) so that the last one writes out. */
+static cupat_status merge_runs(cupat_ctx *ctx, cupat_type t, cupat_sort_order order, int runs,
+                               const void **src, size_t *len, void *tmp, void *out)
 {
     const size_t es = cupat_type_size(t);
-    unsigned char *src = buf, *dst = tmp;
-    while (runs > 1) {
+    int rounds = 0;
+    for (int r = runs; r > 1; r = (r + 1) / 2) rounds++;
+    for (int i = 1; runs > 1; i++) {
+        unsigned char *dst = (rounds - i) % 2 == 0 ? out : tmp;
         int k = 0;
+        size_t off = 0;
         for (int r = 0; r < runs; r += 2) {
-            const size_t a = off[r], m = off[r + 1], e = r + 1 < runs ? off[r + 2] : m;
+            const size_t lb = r + 1 < runs ? len[r + 1] : 0;
             if (r + 1 < runs)
-                CUPAT_TRY(cupat_merge(ctx, t, 0, order, m - a, src + a * es, NULL, e - m, src + m * es, NULL,
-                                      dst + a * es, NULL));
-            else if (m > a)
-                CUPAT_TRY(cupat_memcpy(ctx, dst + a * es, src + a * es, (m - a) * es));
-            off[k++] = a;
+                CUPAT_TRY(cupat_merge(ctx, t, 0, order, len[r], src[r], NULL, lb, src[r + 1], NULL, dst + off * es,
+                                      NULL));
+            else if (len[r])
+                CUPAT_TRY(cupat_memcpy(ctx, dst + off * es, src[r], len[r] * es));
+            src[k] = dst + off * es;
+            len[k++] = len[r] + lb;
+            off += len[k - 1];
         }
-        off[k] = off[runs];
         runs = k;
-        unsigned char *x = src;
-        src = dst, dst = x;
     }
-    *result = src;
     return CUPAT_SUCCESS;
 }
 
@@ -435,16 +531,31 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
     CUPAT_TRY(cupat__check_data(ctx, fn, "keys", keys, n * es));
     const int p = comm->size;
     const int cuda = ctx->backend == CUPAT_BACKEND_CUDA;
+    dist_phase_begin(comm);
+    if (p == 1) { /* one rank: the local sort is the answer */
+        void *res = NULL;
+        if (n) CUPAT_TRY(cupat_malloc(ctx, &res, n * es));
+        cupat_status s = cupat_sort(ctx, key_type, 0, order, n, keys, res, NULL, NULL);
+        if (s != CUPAT_SUCCESS) {
+            cupat_free(ctx, res);
+            return s;
+        }
+        dist_phase(comm, DIST_PHASE_LOCAL);
+        *out = res;
+        *n_out = n;
+        return CUPAT_SUCCESS;
+    }
     cupat_status s = CUPAT_SUCCESS;
-    void *sorted = NULL, *recv = NULL, *tmp = NULL;
+    void *sorted = NULL, *recv = NULL, *res = NULL;
     uint64_t *all = NULL, *allflags = NULL, *split = NULL, *scount = NULL, *rcount = NULL;
-    size_t *roff = NULL;
+    size_t *roff = NULL, *rl = NULL;
+    const void **rp = NULL;
     dist_xfer *x = NULL;
 
-    /* 1. local sort */
-    if (n) CUPAT_TRY(cupat_malloc(ctx, &sorted, n * es));
-    s = cupat_sort(ctx, key_type, 0, order, n, keys, sorted, NULL, NULL);
-    if (s != CUPAT_SUCCESS) goto done;
+    /* 1. local sort (into the communicator's kept buffer) */
+    if (n) CUPAT_TRY(cupat__dist_buffer(comm, 0, n * es, &sorted));
+    CUPAT_TRY(cupat_sort(ctx, key_type, 0, order, n, keys, sorted, NULL, NULL));
+    dist_phase(comm, DIST_PHASE_LOCAL);
 
     /* 2. regular samples of the sorted run (order keys), gathered everywhere;
      * an empty rank sends "no sample" flags */
@@ -455,16 +566,19 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
     rcount = calloc((size_t)p, sizeof *rcount);
     roff = calloc((size_t)p + 1, sizeof *roff);
     x = calloc((size_t)p, sizeof *x);
-    if (!all || !allflags || !split || !scount || !rcount || !roff || !x) {
+    rp = calloc((size_t)p, sizeof *rp);
+    rl = calloc((size_t)p, sizeof *rl);
+    if (!all || !allflags || !split || !scount || !rcount || !roff || !x || !rp || !rl) {
         s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
         goto done;
     }
     uint64_t samples[SAMPLES_PER_RANK], flags[SAMPLES_PER_RANK];
-    for (int j = 0; j < SAMPLES_PER_RANK && s == CUPAT_SUCCESS; j++) {
-        flags[j] = n > 0;
-        samples[j] = 0;
-        if (n) s = key_at(ctx, key_type, sorted, (n * (2 * (size_t)j + 1)) / (2 * SAMPLES_PER_RANK), &samples[j]);
-    }
+    for (int j = 0; j < SAMPLES_PER_RANK; j++) flags[j] = n > 0, samples[j] = 0;
+    if (n >= SAMPLES_PER_RANK) /* the middles of 32 equal slices */
+        s = keys_at(ctx, key_type, sorted, n / SAMPLES_PER_RANK / 2, n / SAMPLES_PER_RANK, SAMPLES_PER_RANK, samples);
+    else if (n) /* fewer keys than samples: every key, the last repeated */
+        for (int j = 0; j < SAMPLES_PER_RANK && s == CUPAT_SUCCESS; j++)
+            s = keys_at(ctx, key_type, sorted, (size_t)j < n ? (size_t)j : n - 1, 1, 1, &samples[j]);
     if (s != CUPAT_SUCCESS) goto done;
     int e = MPI_Allgather(samples, SAMPLES_PER_RANK, MPI_UINT64_T, all, SAMPLES_PER_RANK, MPI_UINT64_T, comm->mpi);
     if (e == MPI_SUCCESS)
@@ -485,23 +599,12 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
         split[r] = !ns ? 0 : order == CUPAT_SORT_ASCENDING ? all[at] : all[ns - 1 - at];
     }
     /* 4. bucket r: keys after splitter r - 1 up to and including splitter r
-     * (in `order`); the run is sorted, so each bucket is a slice, found by a
-     * binary search (a few key reads on the device) */
+     * (in `order`); the run is sorted, so each bucket is a slice */
     {
         size_t lo = 0;
-        for (int r = 0; r < p; r++) {
+        for (int r = 0; r < p && s == CUPAT_SUCCESS; r++) {
             size_t hi = n;
-            if (r + 1 < p) {
-                size_t a = lo, b = n; /* first index whose key comes after split[r] */
-                while (a < b && s == CUPAT_SUCCESS) {
-                    const size_t mid = a + (b - a) / 2;
-                    uint64_t k = 0;
-                    s = key_at(ctx, key_type, sorted, mid, &k);
-                    if (before(order, split[r], k)) b = mid;
-                    else a = mid + 1;
-                }
-                hi = a;
-            }
+            if (r + 1 < p) s = after_split(ctx, key_type, order, sorted, lo, n, split[r], &hi);
             scount[r] = hi - lo;
             x[r].peer = r;
             x[r].send = (const unsigned char *)sorted + lo * es;
@@ -525,42 +628,56 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
         total += rcount[r];
     }
     roff[p] = total;
+    dist_phase(comm, DIST_PHASE_SPLIT);
     /* 5. the exchange: bucket r to rank r, rank r's bucket for us at roff[r] */
     if (total) {
-        s = cupat_malloc(ctx, &recv, total * es);
+        s = cupat__dist_buffer(comm, 1, total * es, &recv);
+        if (s == CUPAT_SUCCESS) s = cupat_malloc(ctx, &res, total * es);
         if (s != CUPAT_SUCCESS) goto done;
     }
+    dist_phase(comm, DIST_PHASE_SPLIT);
+    /* our own bucket stays where it is (no copy); the others arrive in recv */
+    const unsigned char *mine = x[comm->rank].send;
+    x[comm->rank].send_bytes = 0;
     for (int r = 0; r < p; r++) {
         x[r].recv = (unsigned char *)recv + roff[r] * es;
-        x[r].recv_bytes = rcount[r] * es;
+        x[r].recv_bytes = r == comm->rank ? 0 : rcount[r] * es;
     }
     s = cupat__dist_exchange(comm, fn, p, x, cuda ? ctx->stream : NULL);
     if (s != CUPAT_SUCCESS) goto done;
-    /* 6. what arrived is p sorted runs in rank order: merged pairwise */
+    dist_phase(comm, DIST_PHASE_EXCHANGE);
+    /* 6. what arrived is p sorted runs in rank order: merged pairwise into
+     * the output */
     int runs = 0;
     for (int r = 0; r < p; r++) /* drop empty runs */
-        if (rcount[r]) roff[runs++] = roff[r];
-    roff[runs] = total;
-    void *res = recv;
-    if (runs > 1) {
-        s = cupat_malloc(ctx, &tmp, total * es);
-        if (s == CUPAT_SUCCESS) s = merge_runs(ctx, key_type, order, runs, roff, recv, tmp, &res);
-        if (s != CUPAT_SUCCESS) goto done;
-        if (res == tmp) tmp = recv;
+        if (rcount[r]) {
+            rp[runs] = r == comm->rank ? (const void *)mine : (const void *)((unsigned char *)recv + roff[r] * es);
+            rl[runs++] = rcount[r];
+        }
+    if (runs == 1) s = cupat_memcpy(ctx, res, rp[0], total * es);
+    else if (runs > 1) {
+        /* more than two runs need a buffer between rounds: the sorted run's
+         * buffer is no use (our run is in it), so the output gets one */
+        void *tmp = NULL;
+        if (runs > 2) s = cupat_malloc(ctx, &tmp, total * es);
+        if (s == CUPAT_SUCCESS) s = merge_runs(ctx, key_type, order, runs, rp, rl, tmp, res);
+        cupat_free(ctx, tmp);
     }
+    if (s != CUPAT_SUCCESS) goto done;
+    dist_phase(comm, DIST_PHASE_MERGE);
     *out = res;
     *n_out = total;
-    recv = NULL;
+    res = NULL;
 done:
-    cupat_free(ctx, sorted);
-    cupat_free(ctx, recv);
-    cupat_free(ctx, tmp);
+    cupat_free(ctx, res);
     free(all);
     free(allflags);
     free(split);
     free(scount);
     free(rcount);
     free(roff);
+    free(rp);
+    free(rl);
     free(x);
     return s;
 }
@@ -592,13 +709,15 @@ cupat_status cupat_allreduce_dist(cupat_comm *comm, cupat_type type, cupat_op op
         if (x != yb && bytes) CUPAT_TRY(cupat_memcpy(ctx, yb, x, bytes));
         return CUPAT_SUCCESS;
     }
+    /* one node with peer access: one kernel a rank over the mapped buffers */
+    if (comm->ipc) return cupat__dist_allreduce_ipc(comm, fn, type, op, n, x, y);
     /* slice r = [off(r), off(r + 1)): rank r combines it */
 #define SLICE(r) (n / (size_t)p * (size_t)(r) + ((size_t)(r) < n % (size_t)p ? (size_t)(r) : n % (size_t)p))
     const size_t mine = SLICE(me + 1) - SLICE(me);
     void *g = NULL;
     dist_xfer *xs = calloc((size_t)p, sizeof *xs);
     if (!xs) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    cupat_status s = mine ? cupat_malloc(ctx, &g, (size_t)p * mine * es) : CUPAT_SUCCESS;
+    cupat_status s = mine ? cupat__scratch(ctx, (size_t)p * mine * es, &g) : CUPAT_SUCCESS;
     if (s != CUPAT_SUCCESS) goto done;
     /* 1. reduce-scatter: every rank's slice `me` to g[r] */
     for (int r = 0; r < p; r++) {
@@ -624,7 +743,6 @@ cupat_status cupat_allreduce_dist(cupat_comm *comm, cupat_type type, cupat_op op
     s = cupat__dist_exchange(comm, fn, p, xs, st);
 #undef SLICE
 done:
-    cupat_free(ctx, g);
     free(xs);
     return s;
 }

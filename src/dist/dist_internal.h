@@ -26,7 +26,56 @@ struct cupat_comm {
     int rank, size;
     dist_transport transport;
     void *nccl; /* ncclComm_t (DIST_NCCL) */
+    /* backend buffers kept between calls (grow-only; cupat_comm_destroy
+     * frees them): the sort's sorted run and what arrives, so a call of
+     * the same size allocates nothing but its output */
+    void *buf[2];
+    size_t buf_bytes[2];
+    /* phase timing for the lab (cupat lab multi): off unless profile is
+     * set; then each phase mark waits for the stream and adds the wall time
+     * since the previous mark to phase_ms (host clock, milliseconds) */
+    int profile;
+    double phase_ms[8], phase_t0;
+    /* CUDA IPC between the ranks' devices (one node, peer access between
+     * every pair): the all-reduce then reads and writes the peers' buffers
+     * directly (dist_ipc.c); peers' mappings cached by their handles */
+    int ipc;
+    struct dist_ipc_map *maps;
+    int nmaps;
 };
+
+/* Most ranks the direct (IPC) all-reduce takes. */
+#define DIST_IPC_MAX_RANKS 8
+
+/* Decide c->ipc (collective: every rank learns the same answer). */
+cupat_status cupat__dist_ipc_init(cupat_comm *c, const char *fn);
+void cupat__dist_ipc_close(cupat_comm *c);
+/* The all-reduce through IPC (collective): waits for the stream, maps the
+ * peers' x and y, runs one kernel a rank (slice r of every rank's y from
+ * slice r of every rank's x, in rank order), waits and meets the others, so
+ * every y is complete on return. */
+cupat_status cupat__dist_allreduce_ipc(cupat_comm *c, const char *fn, cupat_type type, cupat_op op, size_t n,
+                                       const void *x, void *y);
+/* The kernel: for i < n, v = src[0][i] op src[1][i] op ... op src[p-1][i],
+ * stored to dst[0][i] ... dst[p-1][i] (device or peer-mapped pointers). */
+cupat_status cupat__dist_combine_direct(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, int p,
+                                        const void *const *src, void *const *dst);
+
+/* The phases of the distributed calls, as the lab prints them. */
+enum {
+    DIST_PHASE_LOCAL = 0,    /* the rank's own work (local sort)           */
+    DIST_PHASE_SPLIT = 1,    /* samples, splitters, bucket bounds, counts  */
+    DIST_PHASE_EXCHANGE = 2, /* the bulk exchange                          */
+    DIST_PHASE_MERGE = 3,    /* merging what arrived                       */
+    DIST_PHASES = 4
+};
+void cupat__dist_phase_begin(cupat_comm *c);
+void cupat__dist_phase(cupat_comm *c, int phase);
+#define dist_phase_begin cupat__dist_phase_begin
+#define dist_phase cupat__dist_phase
+
+/* c->buf[i] of at least `bytes`, grown (contents lost) when smaller. */
+cupat_status cupat__dist_buffer(cupat_comm *c, int i, size_t bytes, void **p);
 
 /* One peer's share of an exchange: send_bytes from send to peer, and
  * recv_bytes from peer into recv (either may be 0; then its pointer is not

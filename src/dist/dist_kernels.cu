@@ -46,6 +46,88 @@ cupat_status launch_op(cupat_ctx *ctx, cupat_op op, size_t n, const void *a, con
     }
 }
 
+// --------------------------------------------------------------- direct --
+// The IPC all-reduce's kernel: slice elements of p sources (local or
+// peer-mapped over NVLink) combined in rank order and stored to p
+// destinations. 16-byte vectors where every pointer allows them; two
+// vectors a thread an iteration, so 2p loads are in flight per thread.
+struct Ptrs {
+    const void *src[DIST_IPC_MAX_RANKS];
+    void *dst[DIST_IPC_MAX_RANKS];
+    int p;
+};
+
+template <class T, int OP, int V>
+__device__ __forceinline__ void direct_one(const Ptrs &q, size_t i)
+{
+    typedef Red<T, OP> R;
+    typedef typename R::Acc Acc;
+    struct alignas(sizeof(T) * V) Vec {
+        T v[V];
+    };
+    Vec a = static_cast<const Vec *>(q.src[0])[i];
+    Acc acc[V];
+#pragma unroll
+    for (int j = 0; j < V; j++) acc[j] = R::lift(a.v[j], 0);
+    for (int r = 1; r < q.p; r++) {
+        const Vec b = static_cast<const Vec *>(q.src[r])[i];
+#pragma unroll
+        for (int j = 0; j < V; j++) acc[j] = R::comb(acc[j], R::lift(b.v[j], 0));
+    }
+#pragma unroll
+    for (int j = 0; j < V; j++) R::store(&a.v[j], acc[j]);
+    for (int r = 0; r < q.p; r++) static_cast<Vec *>(q.dst[r])[i] = a;
+}
+
+template <class T, int OP, int V>
+__global__ void __launch_bounds__(256) k_direct(size_t n, Ptrs q)
+{
+    const size_t nv = n / V, stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + stride < nv; i += 2 * stride) {
+        direct_one<T, OP, V>(q, i);
+        direct_one<T, OP, V>(q, i + stride);
+    }
+    if (i < nv) direct_one<T, OP, V>(q, i);
+    // the tail past the last whole vector, element by element
+    const size_t t = nv * V + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (V > 1 && t < n) {
+        Ptrs e = q;
+        for (int r = 0; r < q.p; r++) {
+            e.src[r] = static_cast<const T *>(q.src[r]) + nv * V;
+            e.dst[r] = static_cast<T *>(q.dst[r]) + nv * V;
+        }
+        direct_one<T, OP, 1>(e, t - nv * V);
+    }
+}
+
+template <class T, int OP>
+cupat_status launch_direct(cupat_ctx *ctx, size_t n, const Ptrs &q)
+{
+    bool vec = true;
+    for (int r = 0; r < q.p; r++)
+        vec = vec && (uintptr_t)q.src[r] % 16 == 0 && (uintptr_t)q.dst[r] % 16 == 0;
+    constexpr int V = 16 / sizeof(T);
+    const size_t items = vec ? n / V : n;
+    size_t blocks = (items + 511) / 512;
+    const size_t cap = (size_t)ctx->sm_count * 8;
+    if (blocks > cap) blocks = cap;
+    if (blocks == 0) blocks = 1;
+    if (vec) k_direct<T, OP, V><<<(unsigned)blocks, 256, 0, ctx->stream>>>(n, q);
+    else k_direct<T, OP, 1><<<(unsigned)blocks, 256, 0, ctx->stream>>>(n, q);
+    return cupat__launched(ctx, "dist k_direct");
+}
+
+template <class T>
+cupat_status direct_op(cupat_ctx *ctx, cupat_op op, size_t n, const Ptrs &q)
+{
+    switch (op) {
+    case CUPAT_OP_SUM: return launch_direct<T, OP_SUM>(ctx, n, q);
+    case CUPAT_OP_MIN: return launch_direct<T, OP_MIN>(ctx, n, q);
+    default: return launch_direct<T, OP_MAX>(ctx, n, q);
+    }
+}
+
 // ------------------------------------------------------------------ CPU --
 template <class T> T host_qnan();
 template <> float host_qnan<float>() { return QNAN_F; }
@@ -84,6 +166,24 @@ template <class T> cupat_status combine(cupat_ctx *ctx, cupat_op op, size_t n, c
 }
 
 } // namespace
+
+cupat_status cupat__dist_combine_direct(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, int p,
+                                        const void *const *src, void *const *dst)
+{
+    if (n == 0) return CUPAT_SUCCESS;
+    Ptrs q = {};
+    q.p = p;
+    for (int r = 0; r < p; r++) q.src[r] = src[r], q.dst[r] = dst[r];
+    switch (type) {
+    case CUPAT_F32: return direct_op<float>(ctx, op, n, q);
+    case CUPAT_F64: return direct_op<double>(ctx, op, n, q);
+    case CUPAT_I32: return direct_op<int32_t>(ctx, op, n, q);
+    case CUPAT_U32: return direct_op<uint32_t>(ctx, op, n, q);
+    case CUPAT_I64: return direct_op<int64_t>(ctx, op, n, q);
+    case CUPAT_U64: return direct_op<uint64_t>(ctx, op, n, q);
+    }
+    return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat__dist_combine_direct: type %d", (int)type);
+}
 
 cupat_status cupat__dist_combine(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, const void *a,
                                  const void *b, void *out)
