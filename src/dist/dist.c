@@ -20,7 +20,7 @@
 #include <string.h>
 
 /* Samples each rank contributes to the choice of splitters. */
-#define SAMPLES_PER_RANK 32
+#define SAMPLES_PER_RANK 256
 /* Largest piece of one MPI message. */
 #define MPI_PIECE ((size_t)1 << 30)
 
@@ -145,10 +145,26 @@ cupat_status cupat__dist_buffer(cupat_comm *c, int i, size_t bytes, void **p)
     return CUPAT_SUCCESS;
 }
 
+cupat_status cupat__dist_side(cupat_comm *c)
+{
+    if (c->side) return CUPAT_SUCCESS;
+    CUPAT_CUDA_TRY(c->ctx, cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; i++)
+        CUPAT_CUDA_TRY(c->ctx, cudaEventCreateWithFlags(&c->ev[i], cudaEventDisableTiming));
+    return CUPAT_SUCCESS;
+}
+
 void cupat_comm_destroy(cupat_comm *comm)
 {
     if (!comm) return;
-    for (int i = 0; i < 2; i++) cupat_free(comm->ctx, comm->buf[i]);
+    for (int i = 0; i < 3; i++) cupat_free(comm->ctx, comm->buf[i]);
+    if (comm->side) {
+        cudaSetDevice(comm->ctx->device);
+        cudaStreamSynchronize(comm->side);
+        cudaStreamDestroy(comm->side);
+        for (int i = 0; i < 2; i++)
+            if (comm->ev[i]) cudaEventDestroy(comm->ev[i]);
+    }
     cupat__dist_ipc_close(comm);
     if (comm->nccl) {
         cudaSetDevice(comm->ctx->device);
@@ -398,26 +414,8 @@ done:
 
 /* ------------------------------------------------------------ sort_dist -- */
 
-/* The key's place in cupat_sort's ascending total order as an unsigned
- * number: signed integers with the sign bit flipped, floats by the sign flip
- * (negative: every bit; positive: the sign bit), so -NaN < -inf < ... < -0 <
- * +0 < ... < +inf < +NaN. */
-static uint64_t order_key(cupat_type t, const unsigned char *p)
-{
-    uint32_t u32;
-    uint64_t u64;
-    switch (t) {
-    case CUPAT_U32: memcpy(&u32, p, 4); return u32;
-    case CUPAT_I32: memcpy(&u32, p, 4); return u32 ^ 0x80000000u;
-    case CUPAT_F32: memcpy(&u32, p, 4); return (u32 & 0x80000000u) ? (uint32_t)~u32 : (u32 | 0x80000000u);
-    case CUPAT_U64: memcpy(&u64, p, 8); return u64;
-    case CUPAT_I64: memcpy(&u64, p, 8); return u64 ^ 0x8000000000000000ull;
-    default: memcpy(&u64, p, 8); return (u64 >> 63) ? ~u64 : (u64 | 0x8000000000000000ull);
-    }
-}
+#define order_key cupat__dist_order_key
 
-/* a before b in `order` (strictly) */
-static int before(cupat_sort_order order, uint64_t a, uint64_t b) { return order == CUPAT_SORT_ASCENDING ? a < b : a > b; }
 
 static int cmp_asc(const void *a, const void *b)
 {
@@ -425,16 +423,14 @@ static int cmp_asc(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* count keys of a backend array, at first, first + stride, ..., as order
- * keys in k[]: one strided copy (CUDA: cudaMemcpy2D into a small host
- * buffer, a single wait), so sampling and searching cost a few round trips,
- * not one per key. */
-#define PROBES 64
+/* count (<= SAMPLES_PER_RANK) keys of a backend array at first, first +
+ * stride, ..., as order keys in k[]: one strided copy (CUDA: cudaMemcpy2D
+ * into a host buffer, a single wait). */
 static cupat_status keys_at(cupat_ctx *ctx, cupat_type t, const void *base, size_t first, size_t stride,
                             size_t count, uint64_t *k)
 {
     const size_t es = cupat_type_size(t);
-    unsigned char b[PROBES * 8];
+    unsigned char b[SAMPLES_PER_RANK * 8];
     const unsigned char *src = (const unsigned char *)base + first * es;
     if (ctx->backend != CUPAT_BACKEND_CUDA) {
         for (size_t j = 0; j < count; j++) memcpy(b + j * es, src + j * stride * es, es);
@@ -453,64 +449,44 @@ static cupat_status keys_at(cupat_ctx *ctx, cupat_type t, const void *base, size
     return CUPAT_SUCCESS;
 }
 
-/* The first index in [lo, n) of a run sorted in `order` whose key comes
- * after `split`: a 65-ary search, PROBES keys read a round (5 rounds for
- * 2^29 keys). */
-static cupat_status after_split(cupat_ctx *ctx, cupat_type t, cupat_sort_order order, const void *run, size_t lo,
-                                size_t n, uint64_t split, size_t *at)
+/* p - 1 splitters (ascending order keys) from SAMPLES_PER_RANK regular
+ * samples of every rank's keys (fewer where a rank has fewer keys), placed
+ * at regular ranks of all the samples sorted (descending reads them from
+ * the top). Collective. */
+static cupat_status choose_splitters(cupat_comm *comm, const char *fn, cupat_type t, cupat_sort_order order,
+                                     size_t n, const void *keys, uint64_t *split)
 {
-    uint64_t k[PROBES];
-    size_t a = lo, b = n; /* the answer is in [a, b] */
-    while (a < b) {
-        size_t stride = (b - a + PROBES) / (PROBES + 1), first = a + stride - 1, count;
-        if (b - a <= PROBES) stride = 1, first = a;
-        count = (b - first + stride - 1) / stride;
-        if (count > PROBES) count = PROBES;
-        CUPAT_TRY(keys_at(ctx, t, run, first, stride, count, k));
-        size_t j = 0;
-        while (j < count && !before(order, split, k[j])) j++;
-        /* keys up to probe j - 1 are not after split; probe j is */
-        const size_t na = j ? first + (j - 1) * stride + 1 : a;
-        const size_t nb = j < count ? first + j * stride : b;
-        if (stride == 1) {
-            a = b = nb;
-            break;
-        }
-        a = na, b = nb;
+    cupat_ctx *ctx = comm->ctx;
+    const int p = comm->size;
+    uint64_t samples[SAMPLES_PER_RANK], flags[SAMPLES_PER_RANK];
+    const size_t take = n < SAMPLES_PER_RANK ? n : SAMPLES_PER_RANK, stride = take ? n / take : 1;
+    for (int j = 0; j < SAMPLES_PER_RANK; j++) flags[j] = (size_t)j < take, samples[j] = 0;
+    cupat_status s = take ? keys_at(ctx, t, keys, stride / 2, stride, take, samples) : CUPAT_SUCCESS;
+    if (s != CUPAT_SUCCESS) return s;
+    uint64_t *all = malloc((size_t)p * SAMPLES_PER_RANK * sizeof *all);
+    uint64_t *allflags = malloc((size_t)p * SAMPLES_PER_RANK * sizeof *allflags);
+    if (!all || !allflags) {
+        free(all);
+        free(allflags);
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     }
-    *at = a;
-    return CUPAT_SUCCESS;
-}
-
-/* Merge `runs` sorted runs (run k: len[k] keys at src[k], anywhere) into
- * out pairwise in rounds: the first round reads the runs where they are, and
- * a merged pair k, k + 1 lands at the offset run k has in the output, so
- * later rounds merge adjacent slices; the rounds alternate between out and
- * tmp (needed for more than two runs) so that the last one writes out. */
-static cupat_status merge_runs(cupat_ctx *ctx, cupat_type t, cupat_sort_order order, int runs,
-                               const void **src, size_t *len, void *tmp, void *out)
-{
-    const size_t es = cupat_type_size(t);
-    int rounds = 0;
-    for (int r = runs; r > 1; r = (r + 1) / 2) rounds++;
-    for (int i = 1; runs > 1; i++) {
-        unsigned char *dst = (rounds - i) % 2 == 0 ? out : tmp;
-        int k = 0;
-        size_t off = 0;
-        for (int r = 0; r < runs; r += 2) {
-            const size_t lb = r + 1 < runs ? len[r + 1] : 0;
-            if (r + 1 < runs)
-                CUPAT_TRY(cupat_merge(ctx, t, 0, order, len[r], src[r], NULL, lb, src[r + 1], NULL, dst + off * es,
-                                      NULL));
-            else if (len[r])
-                CUPAT_TRY(cupat_memcpy(ctx, dst + off * es, src[r], len[r] * es));
-            src[k] = dst + off * es;
-            len[k++] = len[r] + lb;
-            off += len[k - 1];
+    int e = MPI_Allgather(samples, SAMPLES_PER_RANK, MPI_UINT64_T, all, SAMPLES_PER_RANK, MPI_UINT64_T, comm->mpi);
+    if (e == MPI_SUCCESS)
+        e = MPI_Allgather(flags, SAMPLES_PER_RANK, MPI_UINT64_T, allflags, SAMPLES_PER_RANK, MPI_UINT64_T, comm->mpi);
+    if (e == MPI_SUCCESS) {
+        size_t ns = 0;
+        for (size_t j = 0; j < (size_t)p * SAMPLES_PER_RANK; j++)
+            if (allflags[j]) all[ns++] = all[j];
+        qsort(all, ns, sizeof *all, cmp_asc);
+        for (int r = 0; r + 1 < p; r++) {
+            size_t at = (size_t)(r + 1) * ns / (size_t)p;
+            if (at >= ns) at = ns ? ns - 1 : 0;
+            split[r] = !ns ? 0 : order == CUPAT_SORT_ASCENDING ? all[at] : all[ns - 1 - at];
         }
-        runs = k;
     }
-    return CUPAT_SUCCESS;
+    free(all);
+    free(allflags);
+    return e == MPI_SUCCESS ? CUPAT_SUCCESS : mpi_fail(ctx, fn, "MPI_Allgather (samples)", e);
 }
 
 cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_order order, size_t n,
@@ -529,7 +505,9 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: unknown order %d", fn, (int)order);
     if (n > SIZE_MAX / es) return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: n = %zu keys overflow size_t", fn, n);
     CUPAT_TRY(cupat__check_data(ctx, fn, "keys", keys, n * es));
-    const int p = comm->size;
+    const int p = comm->size, me = comm->rank;
+    if (p > DIST_MAX_BUCKETS)
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "%s: %d ranks (at most %d)", fn, p, DIST_MAX_BUCKETS);
     const int cuda = ctx->backend == CUPAT_BACKEND_CUDA;
     dist_phase_begin(comm);
     if (p == 1) { /* one rank: the local sort is the answer */
@@ -545,141 +523,81 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
         *n_out = n;
         return CUPAT_SUCCESS;
     }
-    cupat_status s = CUPAT_SUCCESS;
-    void *sorted = NULL, *recv = NULL, *res = NULL;
-    uint64_t *all = NULL, *allflags = NULL, *split = NULL, *scount = NULL, *rcount = NULL;
-    size_t *roff = NULL, *rl = NULL;
-    const void **rp = NULL;
-    dist_xfer *x = NULL;
+    uint64_t split[DIST_MAX_BUCKETS], scount[DIST_MAX_BUCKETS], rcount[DIST_MAX_BUCKETS];
+    size_t bucket_n[DIST_MAX_BUCKETS];
+    dist_xfer x[DIST_MAX_BUCKETS];
+    void *part = NULL, *tables = NULL, *recv = NULL, *res = NULL;
+    memset(x, 0, sizeof x);
 
-    /* 1. local sort (into the communicator's kept buffer) */
-    if (n) CUPAT_TRY(cupat__dist_buffer(comm, 0, n * es, &sorted));
-    CUPAT_TRY(cupat_sort(ctx, key_type, 0, order, n, keys, sorted, NULL, NULL));
-    dist_phase(comm, DIST_PHASE_LOCAL);
-
-    /* 2. regular samples of the sorted run (order keys), gathered everywhere;
-     * an empty rank sends "no sample" flags */
-    all = malloc((size_t)p * SAMPLES_PER_RANK * sizeof *all);
-    allflags = malloc((size_t)p * SAMPLES_PER_RANK * sizeof *allflags);
-    split = malloc((size_t)p * sizeof *split);
-    scount = calloc((size_t)p, sizeof *scount);
-    rcount = calloc((size_t)p, sizeof *rcount);
-    roff = calloc((size_t)p + 1, sizeof *roff);
-    x = calloc((size_t)p, sizeof *x);
-    rp = calloc((size_t)p, sizeof *rp);
-    rl = calloc((size_t)p, sizeof *rl);
-    if (!all || !allflags || !split || !scount || !rcount || !roff || !x || !rp || !rl) {
-        s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-        goto done;
+    /* 1. splitters from samples of the unsorted keys */
+    CUPAT_TRY(choose_splitters(comm, fn, key_type, order, n, keys, split));
+    /* 2. the keys partitioned into p buckets (one pass, unsorted inside) */
+    if (n) {
+        CUPAT_TRY(cupat__dist_buffer(comm, 0, n * es, &part));
+        if (cuda) CUPAT_TRY(cupat__dist_buffer(comm, 2, cupat__dist_partition_tables(n, p), &tables));
     }
-    uint64_t samples[SAMPLES_PER_RANK], flags[SAMPLES_PER_RANK];
-    for (int j = 0; j < SAMPLES_PER_RANK; j++) flags[j] = n > 0, samples[j] = 0;
-    if (n >= SAMPLES_PER_RANK) /* the middles of 32 equal slices */
-        s = keys_at(ctx, key_type, sorted, n / SAMPLES_PER_RANK / 2, n / SAMPLES_PER_RANK, SAMPLES_PER_RANK, samples);
-    else if (n) /* fewer keys than samples: every key, the last repeated */
-        for (int j = 0; j < SAMPLES_PER_RANK && s == CUPAT_SUCCESS; j++)
-            s = keys_at(ctx, key_type, sorted, (size_t)j < n ? (size_t)j : n - 1, 1, 1, &samples[j]);
-    if (s != CUPAT_SUCCESS) goto done;
-    int e = MPI_Allgather(samples, SAMPLES_PER_RANK, MPI_UINT64_T, all, SAMPLES_PER_RANK, MPI_UINT64_T, comm->mpi);
-    if (e == MPI_SUCCESS)
-        e = MPI_Allgather(flags, SAMPLES_PER_RANK, MPI_UINT64_T, allflags, SAMPLES_PER_RANK, MPI_UINT64_T, comm->mpi);
-    if (e != MPI_SUCCESS) {
-        s = mpi_fail(ctx, fn, "MPI_Allgather (samples)", e);
-        goto done;
-    }
-    size_t ns = 0;
-    for (size_t j = 0; j < (size_t)p * SAMPLES_PER_RANK; j++)
-        if (allflags[j]) all[ns++] = all[j];
-    /* 3. p - 1 splitters at regular places of the sorted samples (ascending
-     * order keys; descending reads them from the top) */
-    qsort(all, ns, sizeof *all, cmp_asc);
-    for (int r = 0; r + 1 < p; r++) {
-        size_t at = (size_t)(r + 1) * ns / (size_t)p;
-        if (at >= ns) at = ns ? ns - 1 : 0;
-        split[r] = !ns ? 0 : order == CUPAT_SORT_ASCENDING ? all[at] : all[ns - 1 - at];
-    }
-    /* 4. bucket r: keys after splitter r - 1 up to and including splitter r
-     * (in `order`); the run is sorted, so each bucket is a slice */
-    {
-        size_t lo = 0;
-        for (int r = 0; r < p && s == CUPAT_SUCCESS; r++) {
-            size_t hi = n;
-            if (r + 1 < p) s = after_split(ctx, key_type, order, sorted, lo, n, split[r], &hi);
-            scount[r] = hi - lo;
-            x[r].peer = r;
-            x[r].send = (const unsigned char *)sorted + lo * es;
-            x[r].send_bytes = (hi - lo) * es;
-            lo = hi;
-        }
-    }
-    if (s != CUPAT_SUCCESS) goto done;
-    e = MPI_Alltoall(scount, 1, MPI_UINT64_T, rcount, 1, MPI_UINT64_T, comm->mpi);
-    if (e != MPI_SUCCESS) {
-        s = mpi_fail(ctx, fn, "MPI_Alltoall (counts)", e);
-        goto done;
-    }
-    size_t total = 0;
+    CUPAT_TRY(cupat__dist_partition(ctx, key_type, order, n, keys, p, split, tables, part, bucket_n));
+    dist_phase(comm, DIST_PHASE_SPLIT);
+    for (int r = 0; r < p; r++) scount[r] = bucket_n[r];
+    DIST_MPI_TRY(ctx, fn, MPI_Alltoall(scount, 1, MPI_UINT64_T, rcount, 1, MPI_UINT64_T, comm->mpi));
+    size_t total = 0, from_others = 0;
     for (int r = 0; r < p; r++) {
-        roff[r] = total;
-        if (rcount[r] > (SIZE_MAX / es - total)) {
-            s = cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: rank %d would receive more than size_t holds", fn, comm->rank);
-            goto done;
-        }
+        if (rcount[r] > (SIZE_MAX / es - total))
+            return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: rank %d would receive more than size_t holds", fn, me);
         total += rcount[r];
     }
-    roff[p] = total;
-    dist_phase(comm, DIST_PHASE_SPLIT);
-    /* 5. the exchange: bucket r to rank r, rank r's bucket for us at roff[r] */
-    if (total) {
-        s = cupat__dist_buffer(comm, 1, total * es, &recv);
-        if (s == CUPAT_SUCCESS) s = cupat_malloc(ctx, &res, total * es);
-        if (s != CUPAT_SUCCESS) goto done;
+    from_others = total - rcount[me];
+    /* 3. our own bucket is sorted in place while the others travel (the
+     * exchange on the communicator's second stream), then what arrived is
+     * sorted, and the two sorted runs merge into the output */
+    if (total) CUPAT_TRY(cupat_malloc(ctx, &res, total * es));
+    cupat_status s = from_others ? cupat__dist_buffer(comm, 1, from_others * es, &recv) : CUPAT_SUCCESS;
+    cudaStream_t side = NULL;
+    if (s == CUPAT_SUCCESS && cuda) {
+        s = cupat__dist_side(comm);
+        if (s == CUPAT_SUCCESS) side = comm->side;
+        if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaEventRecord(comm->ev[0], ctx->stream), "cudaEventRecord");
+        if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaStreamWaitEvent(side, comm->ev[0], 0), "cudaStreamWaitEvent");
     }
-    dist_phase(comm, DIST_PHASE_SPLIT);
-    /* our own bucket stays where it is (no copy); the others arrive in recv */
-    const unsigned char *mine = x[comm->rank].send;
-    x[comm->rank].send_bytes = 0;
+    size_t off = 0, own_off = 0, got = 0;
     for (int r = 0; r < p; r++) {
-        x[r].recv = (unsigned char *)recv + roff[r] * es;
-        x[r].recv_bytes = r == comm->rank ? 0 : rcount[r] * es;
+        if (r == me) own_off = off;
+        x[r].peer = r;
+        x[r].send = (const unsigned char *)part + off * es;
+        x[r].send_bytes = r == me ? 0 : scount[r] * es;
+        x[r].recv = (unsigned char *)recv + got * es;
+        x[r].recv_bytes = r == me ? 0 : rcount[r] * es;
+        off += scount[r];
+        if (r != me) got += rcount[r];
     }
-    s = cupat__dist_exchange(comm, fn, p, x, cuda ? ctx->stream : NULL);
-    if (s != CUPAT_SUCCESS) goto done;
+    unsigned char *own = (unsigned char *)part + own_off * es;
+    const size_t nown = scount[me];
+    if (s == CUPAT_SUCCESS && cuda) /* GPU: the own sort queued first, so it runs under the exchange */
+        s = cupat_sort(ctx, key_type, 0, order, nown, own, own, NULL, NULL);
+    if (s == CUPAT_SUCCESS) s = cupat__dist_exchange(comm, fn, p, x, side);
+    if (s == CUPAT_SUCCESS && !cuda) s = cupat_sort(ctx, key_type, 0, order, nown, own, own, NULL, NULL);
+    if (s == CUPAT_SUCCESS && cuda) {
+        s = cupat__cuda(ctx, cudaEventRecord(comm->ev[1], side), "cudaEventRecord");
+        if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaStreamWaitEvent(ctx->stream, comm->ev[1], 0), "cudaStreamWaitEvent");
+    }
     dist_phase(comm, DIST_PHASE_EXCHANGE);
-    /* 6. what arrived is p sorted runs in rank order: merged pairwise into
-     * the output */
-    int runs = 0;
-    for (int r = 0; r < p; r++) /* drop empty runs */
-        if (rcount[r]) {
-            rp[runs] = r == comm->rank ? (const void *)mine : (const void *)((unsigned char *)recv + roff[r] * es);
-            rl[runs++] = rcount[r];
-        }
-    if (runs == 1) s = cupat_memcpy(ctx, res, rp[0], total * es);
-    else if (runs > 1) {
-        /* more than two runs need a buffer between rounds: the sorted run's
-         * buffer is no use (our run is in it), so the output gets one */
-        void *tmp = NULL;
-        if (runs > 2) s = cupat_malloc(ctx, &tmp, total * es);
-        if (s == CUPAT_SUCCESS) s = merge_runs(ctx, key_type, order, runs, rp, rl, tmp, res);
-        cupat_free(ctx, tmp);
+    if (s == CUPAT_SUCCESS) s = cupat_sort(ctx, key_type, 0, order, from_others, recv, recv, NULL, NULL);
+    if (s == CUPAT_SUCCESS) dist_phase(comm, DIST_PHASE_LOCAL);
+    if (s == CUPAT_SUCCESS && total) {
+        if (nown && from_others)
+            s = cupat_merge(ctx, key_type, 0, order, nown, own, NULL, from_others, recv, NULL, res, NULL);
+        else
+            s = cupat_memcpy(ctx, res, nown ? (const void *)own : recv, total * es);
     }
-    if (s != CUPAT_SUCCESS) goto done;
+    if (s != CUPAT_SUCCESS) {
+        if (cuda && side) cudaStreamSynchronize(side); /* nothing of ours still moving */
+        cupat_free(ctx, res);
+        return s;
+    }
     dist_phase(comm, DIST_PHASE_MERGE);
     *out = res;
     *n_out = total;
-    res = NULL;
-done:
-    cupat_free(ctx, res);
-    free(all);
-    free(allflags);
-    free(split);
-    free(scount);
-    free(rcount);
-    free(roff);
-    free(rp);
-    free(rl);
-    free(x);
-    return s;
+    return CUPAT_SUCCESS;
 }
 
 /* --------------------------------------------------------- allreduce_dist -- */
