@@ -133,8 +133,8 @@ cupat_status direct_op(cupat_ctx *ctx, cupat_op op, size_t n, const Ptrs &q)
 
 // ------------------------------------------------------------ partition --
 // The sample sort's bucket partition: a block takes a tile of PT_TILE keys;
-// pass 1 counts its keys per bucket (warps aggregate equal buckets with
-// match_any, one shared atomic a group), pass 2 (after an exclusive scan of
+// pass 1 counts its keys per bucket (warps group the lanes of a bucket,
+// one shared atomic a group), pass 2 (after an exclusive scan of
 // the counts, bucket-major) writes each key at its bucket's next place for
 // the block. Keys compare in the transformed order (Xf::fwd: unsigned order
 // = the requested order), against splitters transformed the same way.
@@ -174,13 +174,31 @@ __global__ void __launch_bounds__(PT_BLOCK) k_bucket(const U *__restrict__ keys,
     __syncthreads();
     const unsigned lane = threadIdx.x & 31;
     const size_t t0 = (size_t)blockIdx.x * PT_TILE;
-#pragma unroll 4
+    // every load of the tile issued before any is used (16 in flight a thread)
+    U key[PT_ITEMS];
+#pragma unroll
     for (int q = 0; q < PT_ITEMS; q++) {
         const size_t i = t0 + (size_t)q * PT_BLOCK + threadIdx.x;
-        if (i >= n) break;
-        const U k = keys[i];
+        key[q] = i < n ? keys[i] : U(0);
+    }
+#pragma unroll
+    for (int q = 0; q < PT_ITEMS; q++) {
+        if (t0 + (size_t)q * PT_BLOCK + threadIdx.x >= n) break;
+        const U k = key[q];
         const int b = bucket_of(ss, p, xf.fwd(k));
-        const unsigned peers = __match_any_sync(__activemask(), b);
+        // the lanes with the same bucket: a ballot a bucket for few buckets
+        // (match_any is a slow instruction: the histogram ladder's
+        // warp_aggregated rung measures it), match_any for many
+        const unsigned act = __activemask();
+        unsigned peers = 0;
+        if (p <= 16) {
+            for (int c = 0; c < p; c++) {
+                const unsigned m = __ballot_sync(act, b == c);
+                if (b == c) peers = m;
+            }
+        } else {
+            peers = __match_any_sync(act, b);
+        }
         const int leader = __ffs(peers) - 1;
         unsigned at = 0;
         if ((int)lane == leader) at = atomicAdd(&cnt[b], (unsigned)__popc(peers));
