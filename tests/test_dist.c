@@ -16,10 +16,18 @@
  *  - cupat_allreduce_dist: every type and op, in place and not, n from 0 to
  *    more than the ranks, against a host combination in rank order (bits;
  *    NaN as NaN);
+ *  - cupat_stencil3d_dist: every rank builds the same global grid and
+ *    takes its slab of it (uneven splits, a rank with a single own plane,
+ *    ghost planes poisoned); after 0 .. 5 steps (7 and 27 points, f32 and
+ *    f64, padded ldy / ldz, the overlapped and the serial order) the whole
+ *    slab, ghost planes included, equals cupat_stencil3d_run of the global
+ *    grid on a CPU context bit for bit, and the padding is untouched; bad
+ *    arguments each a clear status without communicating;
  * --backend cuda: the same on rank % device-count's GPU, through every
  * transport that loads (nccl where libnccl.so.2 is found, mpi-staged always),
  * or the one --transport names (skips without a GPU: every rank exits 77). */
 #include "cupat_dist.h"
+#include "dist/dist_stencil.h" /* cupat__stencil3d_dist_mode: the serial order */
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -388,6 +396,174 @@ static void test_errors(cupat_comm *c)
     CHECK(cupat_comm_create(NULL, ctx, MPI_COMM_WORLD) == CUPAT_ERROR_NULL_POINTER, "NULL comm out");
 }
 
+/* ------------------------------------------------------- stencil3d_dist -- */
+
+/* own planes of rank r in split `shape`: even, uneven with a single plane on
+ * rank 0, on the middle rank, on the last */
+static size_t s3_own(int shape, int r)
+{
+    static const size_t own[4][3] = {{3, 3, 3}, {1, 4, 2}, {5, 1, 3}, {2, 3, 1}};
+    return r == nproc - 1 && shape == 3 ? 1 : own[shape][r % 3];
+}
+
+/* the poison of unwritten elements: a NaN whose payload no step makes */
+static void s3_poison(cupat_type t, void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (t == CUPAT_F32) memcpy((char *)p + 4 * i, &(uint32_t){0x7fc0dead}, 4);
+        else memcpy((char *)p + 8 * i, &(uint64_t){0x7ff80000deadbeefull}, 8);
+    }
+}
+
+typedef struct s3_case {
+    cupat_type t;
+    int points;
+    size_t nx, ny, pad_y, pad_z;
+    int steps, shape;
+    dist_s3_mode mode;
+} s3_case;
+
+static void s3_run(cupat_comm *c, const s3_case *k)
+{
+    const size_t es = cupat_type_size(k->t), nx = k->nx, ny = k->ny;
+    const size_t ldy = nx + k->pad_y, ldz = ldy * ny + k->pad_z;
+    size_t NZ = 2, off = 0;
+    for (int r = 0; r < nproc; r++) {
+        if (r < rank) off += s3_own(k->shape, r);
+        NZ += s3_own(k->shape, r);
+    }
+    const size_t nz = s3_own(k->shape, rank) + 2, gbytes = NZ * ldz * es, bytes = nz * ldz * es;
+    double co[27];
+    for (int i = 0; i < k->points; i++) co[i] = (i % 2 ? 0.7 : -0.45) / k->points + 0.013 * (i % 5);
+    /* the global grid: points from the generator, padding poisoned */
+    char *g = malloc(gbytes), *g2 = malloc(gbytes), *slab = malloc(bytes), *got = malloc(bytes);
+    s3_poison(k->t, g, NZ * ldz);
+    s3_poison(k->t, g2, NZ * ldz);
+    for (size_t z = 0; z < NZ; z++)
+        for (size_t y = 0; y < ny; y++)
+            for (size_t x = 0; x < nx; x++) {
+                const double v = (double)(mix(x + nx * (y + ny * z) + 977 * (size_t)k->steps) % 2001) / 1000.0 - 1.0;
+                const size_t p = (x + y * ldy + z * ldz) * es;
+                if (k->t == CUPAT_F32) memcpy(g + p, &(float){(float)v}, 4);
+                else memcpy(g + p, &v, 8);
+            }
+    /* this rank's slab: global planes off .. off + nz - 1, the ghost planes
+     * between ranks poisoned (their contents on entry are ignored) */
+    memcpy(slab, g + off * ldz * es, bytes);
+    if (rank > 0) s3_poison(k->t, slab, ldz);
+    if (rank < nproc - 1) s3_poison(k->t, slab + (nz - 1) * ldz * es, ldz);
+    void *a = NULL, *b = NULL, *res = NULL;
+    cupat_malloc(ctx, &a, bytes);
+    cupat_malloc(ctx, &b, bytes);
+    cupat_memcpy(ctx, a, slab, bytes);
+    s3_poison(k->t, got, nz * ldz);
+    cupat_memcpy(ctx, b, got, bytes);
+    cupat_status s = cupat__stencil3d_dist_mode(c, k->t, nx, ny, nz, k->pad_y ? ldy : 0, k->pad_z ? ldz : 0,
+                                                k->points, co, k->steps, a, b, &res, k->mode);
+    CHECK(s == CUPAT_SUCCESS, "stencil3d_dist %s %d-point %zux%zu steps %d: %s", cupat_type_name(k->t), k->points,
+          nx, ny, k->steps, cupat_last_error(ctx));
+    CHECK(res == (k->steps % 2 ? b : a), "stencil3d_dist steps %d: result %p, a %p, b %p", k->steps, res, a, b);
+    /* the whole grid on one process */
+    cupat_ctx *cpu = NULL;
+    cupat_create(&cpu, CUPAT_BACKEND_CPU, -1);
+    void *want = NULL;
+    cupat_status ws = cupat_stencil3d_run(cpu, k->t, nx, ny, NZ, ldy, ldz, k->points, co, k->steps, g, g2, &want);
+    CHECK(ws == CUPAT_SUCCESS, "stencil3d_run: %s", cupat_last_error(cpu));
+    if (s == CUPAT_SUCCESS && ws == CUPAT_SUCCESS && (res == a || res == b)) {
+        cupat_memcpy(ctx, got, res, bytes);
+        cupat_sync(ctx);
+        const char *w = (const char *)want + off * ldz * es;
+        size_t bad = 0, first = (size_t)-1;
+        for (size_t i = 0; i < nz * ldz; i++) {
+            const size_t q = i % ldz, y = q / ldy, x = q % ldy;
+            const int point = y < ny && x < nx;
+            /* points: the global grid's; padding: still the poison */
+            const int ok = point ? !memcmp(got + i * es, w + i * es, es) : !memcmp(got + i * es, slab + i * es, es);
+            if (!ok && !bad++) first = i;
+        }
+        CHECK(!bad, "stencil3d_dist %s %d-point %zux%zu (ldy %zu, ldz %zu) split %d, steps %d, %s: %zu of %zu "
+              "elements differ on rank %d (planes %zu..%zu of %zu), first at plane %zu, y %zu, x %zu",
+              cupat_type_name(k->t), k->points, nx, ny, ldy, ldz, k->shape, k->steps,
+              k->mode == DIST_S3_SERIAL ? "serial" : "overlapped", bad, nz * ldz, rank, off, off + nz - 1, NZ,
+              first / ldz, first % ldz / ldy, first % ldy);
+    }
+    cupat_destroy(cpu);
+    cupat_free(ctx, a);
+    cupat_free(ctx, b);
+    free(g);
+    free(g2);
+    free(slab);
+    free(got);
+}
+
+static void test_stencil3d(cupat_comm *c)
+{
+    const s3_case cases[] = {
+        {CUPAT_F32, 7, 13, 11, 0, 0, 0, 0, DIST_S3_OVERLAP},  {CUPAT_F32, 7, 13, 11, 3, 5, 1, 1, DIST_S3_OVERLAP},
+        {CUPAT_F64, 7, 12, 9, 0, 0, 2, 2, DIST_S3_OVERLAP},   {CUPAT_F32, 27, 10, 12, 2, 7, 3, 1, DIST_S3_OVERLAP},
+        {CUPAT_F64, 27, 9, 10, 1, 0, 4, 3, DIST_S3_OVERLAP},  {CUPAT_F32, 7, 8, 8, 0, 3, 5, 2, DIST_S3_SERIAL},
+        {CUPAT_F64, 27, 7, 6, 0, 0, 2, 3, DIST_S3_SERIAL},    {CUPAT_F64, 7, 3, 3, 1, 1, 3, 0, DIST_S3_OVERLAP},
+        {CUPAT_F32, 27, 2, 5, 0, 0, 2, 1, DIST_S3_OVERLAP},   {CUPAT_F32, 27, 40, 35, 0, 0, 3, 2, DIST_S3_OVERLAP},
+        {CUPAT_F32, 7, 0, 5, 0, 0, 2, 0, DIST_S3_OVERLAP},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) s3_run(c, &cases[i]);
+
+    /* bad arguments: a clear status, no communication (every rank alone) */
+    double co[27] = {0};
+    void *a = NULL, *b = NULL, *res = NULL;
+    const size_t bytes = 4 * 4 * 4 * 4;
+    cupat_malloc(ctx, &a, 2 * bytes);
+    cupat_malloc(ctx, &b, bytes);
+    CHECK(cupat_stencil3d_dist(NULL, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, b, &res) == CUPAT_ERROR_NULL_POINTER,
+          "stencil3d_dist NULL comm");
+    CHECK(strstr(cupat_last_error(NULL), "comm is NULL") != NULL, "message: %s", cupat_last_error(NULL));
+    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, b, NULL) == CUPAT_ERROR_NULL_POINTER,
+          "stencil3d_dist NULL result");
+    CHECK(strstr(cupat_last_error(ctx), "result") != NULL, "message: %s", cupat_last_error(ctx));
+    CHECK(cupat_stencil3d_dist(c, CUPAT_I32, 4, 4, 4, 0, 0, 7, co, 1, a, b, &res) == CUPAT_ERROR_INVALID_VALUE,
+          "stencil3d_dist type i32");
+    CHECK(strstr(cupat_last_error(ctx), "type") != NULL, "message: %s", cupat_last_error(ctx));
+    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 9, co, 1, a, b, &res) == CUPAT_ERROR_INVALID_VALUE,
+          "stencil3d_dist 9 points");
+    CHECK(strstr(cupat_last_error(ctx), "points = 9") != NULL, "message: %s", cupat_last_error(ctx));
+    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, NULL, 1, a, b, &res) == CUPAT_ERROR_NULL_POINTER,
+          "stencil3d_dist NULL coeffs");
+    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 2, 0, 0, 7, co, 1, a, b, &res) == CUPAT_ERROR_INVALID_VALUE,
+          "stencil3d_dist nz = 2");
+    CHECK(strstr(cupat_last_error(ctx), "nz = 2") != NULL, "message: %s", cupat_last_error(ctx));
+    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, -1, a, b, &res) == CUPAT_ERROR_INVALID_VALUE,
+          "stencil3d_dist steps -1");
+    CHECK(strstr(cupat_last_error(ctx), "steps = -1") != NULL, "message: %s", cupat_last_error(ctx));
+    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 3, 0, 7, co, 1, a, b, &res) == CUPAT_ERROR_INVALID_VALUE,
+          "stencil3d_dist ldy < nx");
+    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, NULL, b, &res) == CUPAT_ERROR_NULL_POINTER,
+          "stencil3d_dist NULL a");
+    CHECK(strstr(cupat_last_error(ctx), "a is NULL") != NULL, "message: %s", cupat_last_error(ctx));
+    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, NULL, &res) == CUPAT_ERROR_NULL_POINTER,
+          "stencil3d_dist NULL b");
+    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, (char *)a + 64, &res) ==
+              CUPAT_ERROR_INVALID_VALUE,
+          "stencil3d_dist overlapping a and b");
+    CHECK(strstr(cupat_last_error(ctx), "overlap") || strstr(cupat_last_error(ctx), "share"), "message: %s",
+          cupat_last_error(ctx));
+    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, (char *)a + 2, &res) ==
+              CUPAT_ERROR_INVALID_VALUE,
+          "stencil3d_dist misaligned b");
+    CHECK(cupat__stencil3d_dist_mode(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, b, &res, (dist_s3_mode)7) ==
+              CUPAT_ERROR_INVALID_VALUE,
+          "stencil3d_dist mode 7");
+    if (cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA) {
+        float *h = calloc(64, sizeof *h);
+        CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, h, b, &res) == CUPAT_ERROR_HOST_POINTER,
+              "stencil3d_dist host a on CUDA");
+        CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, h, &res) == CUPAT_ERROR_HOST_POINTER,
+              "stencil3d_dist host b on CUDA");
+        free(h);
+    }
+    cupat_free(ctx, a);
+    cupat_free(ctx, b);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -430,6 +606,7 @@ int main(int argc, char **argv)
         test_reduce(c);
         test_sort(c);
         test_allreduce(c);
+        test_stencil3d(c);
         test_errors(c);
         cupat_comm_destroy(c);
         snprintf(done + strlen(done), sizeof done - strlen(done), "%s%s", *done ? ", " : "", ts[k]);
