@@ -508,58 +508,55 @@ static void test_stencil3d(cupat_comm *c)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) s3_run(c, &cases[i]);
 
-    /* bad arguments: a clear status, no communication (every rank alone) */
+    /* bad arguments: a clear status naming the argument, no communication
+     * (every rank alone); a 4^3 f32 grid unless the row says otherwise */
+    enum { P_A, P_B, P_NULL, P_A64, P_A2, P_HOST }; /* what a grid argument is */
+    static const struct {
+        const char *what;
+        cupat_type t;
+        size_t nz, ldy;
+        int points, no_coeffs, steps, pa, pb, no_result;
+        cupat_status want;
+        const char *msg;
+    } bad[] = {
+        {"NULL result", CUPAT_F32, 4, 0, 7, 0, 1, P_A, P_B, 1, CUPAT_ERROR_NULL_POINTER, "result is NULL"},
+        {"type i32", CUPAT_I32, 4, 0, 7, 0, 1, P_A, P_B, 0, CUPAT_ERROR_INVALID_VALUE, "type = "},
+        {"9 points", CUPAT_F32, 4, 0, 9, 0, 1, P_A, P_B, 0, CUPAT_ERROR_INVALID_VALUE, "points = 9"},
+        {"NULL coeffs", CUPAT_F32, 4, 0, 7, 1, 1, P_A, P_B, 0, CUPAT_ERROR_NULL_POINTER, "coeffs is NULL"},
+        {"nz = 2", CUPAT_F32, 2, 0, 7, 0, 1, P_A, P_B, 0, CUPAT_ERROR_INVALID_VALUE, "nz = 2"},
+        {"steps -1", CUPAT_F32, 4, 0, 7, 0, -1, P_A, P_B, 0, CUPAT_ERROR_INVALID_VALUE, "steps = -1"},
+        {"ldy < nx", CUPAT_F32, 4, 3, 7, 0, 1, P_A, P_B, 0, CUPAT_ERROR_INVALID_VALUE, "ldy = 3"},
+        {"NULL a", CUPAT_F32, 4, 0, 7, 0, 1, P_NULL, P_B, 0, CUPAT_ERROR_NULL_POINTER, "a is NULL"},
+        {"NULL b", CUPAT_F64, 4, 0, 27, 0, 1, P_A, P_NULL, 0, CUPAT_ERROR_NULL_POINTER, "b is NULL"},
+        {"a and b overlap", CUPAT_F32, 4, 0, 7, 0, 1, P_A, P_A64, 0, CUPAT_ERROR_INVALID_VALUE, "overlaps a"},
+        {"misaligned b", CUPAT_F32, 4, 0, 7, 0, 1, P_A, P_A2, 0, CUPAT_ERROR_INVALID_VALUE, "aligned"},
+        {"host a on CUDA", CUPAT_F32, 4, 0, 7, 0, 1, P_HOST, P_B, 0, CUPAT_ERROR_HOST_POINTER, "a = "},
+        {"host b on CUDA", CUPAT_F32, 4, 0, 7, 0, 1, P_A, P_HOST, 0, CUPAT_ERROR_HOST_POINTER, "b = "},
+    };
     double co[27] = {0};
     void *a = NULL, *b = NULL, *res = NULL;
-    const size_t bytes = 4 * 4 * 4 * 4;
-    cupat_malloc(ctx, &a, 2 * bytes);
-    cupat_malloc(ctx, &b, bytes);
+    cupat_malloc(ctx, &a, 1024);
+    cupat_malloc(ctx, &b, 512);
+    double *host = calloc(64, sizeof *host);
+    const int cuda = cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if ((bad[i].pa == P_HOST || bad[i].pb == P_HOST) && !cuda) continue;
+        void *const ptr[] = {a, b, NULL, (char *)a + 64, (char *)a + 2, host};
+        cupat_status s = cupat_stencil3d_dist(c, bad[i].t, 4, 4, bad[i].nz, bad[i].ldy, 0, bad[i].points,
+                                              bad[i].no_coeffs ? NULL : co, bad[i].steps, ptr[bad[i].pa],
+                                              ptr[bad[i].pb], bad[i].no_result ? NULL : &res);
+        CHECK(s == bad[i].want, "stencil3d_dist %s: %s (want %s)", bad[i].what, cupat_status_string(s),
+              cupat_status_string(bad[i].want));
+        CHECK(strstr(cupat_last_error(ctx), bad[i].msg) != NULL, "stencil3d_dist %s: message: %s", bad[i].what,
+              cupat_last_error(ctx));
+    }
     CHECK(cupat_stencil3d_dist(NULL, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, b, &res) == CUPAT_ERROR_NULL_POINTER,
           "stencil3d_dist NULL comm");
     CHECK(strstr(cupat_last_error(NULL), "comm is NULL") != NULL, "message: %s", cupat_last_error(NULL));
-    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, b, NULL) == CUPAT_ERROR_NULL_POINTER,
-          "stencil3d_dist NULL result");
-    CHECK(strstr(cupat_last_error(ctx), "result") != NULL, "message: %s", cupat_last_error(ctx));
-    CHECK(cupat_stencil3d_dist(c, CUPAT_I32, 4, 4, 4, 0, 0, 7, co, 1, a, b, &res) == CUPAT_ERROR_INVALID_VALUE,
-          "stencil3d_dist type i32");
-    CHECK(strstr(cupat_last_error(ctx), "type") != NULL, "message: %s", cupat_last_error(ctx));
-    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 9, co, 1, a, b, &res) == CUPAT_ERROR_INVALID_VALUE,
-          "stencil3d_dist 9 points");
-    CHECK(strstr(cupat_last_error(ctx), "points = 9") != NULL, "message: %s", cupat_last_error(ctx));
-    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, NULL, 1, a, b, &res) == CUPAT_ERROR_NULL_POINTER,
-          "stencil3d_dist NULL coeffs");
-    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 2, 0, 0, 7, co, 1, a, b, &res) == CUPAT_ERROR_INVALID_VALUE,
-          "stencil3d_dist nz = 2");
-    CHECK(strstr(cupat_last_error(ctx), "nz = 2") != NULL, "message: %s", cupat_last_error(ctx));
-    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, -1, a, b, &res) == CUPAT_ERROR_INVALID_VALUE,
-          "stencil3d_dist steps -1");
-    CHECK(strstr(cupat_last_error(ctx), "steps = -1") != NULL, "message: %s", cupat_last_error(ctx));
-    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 3, 0, 7, co, 1, a, b, &res) == CUPAT_ERROR_INVALID_VALUE,
-          "stencil3d_dist ldy < nx");
-    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, NULL, b, &res) == CUPAT_ERROR_NULL_POINTER,
-          "stencil3d_dist NULL a");
-    CHECK(strstr(cupat_last_error(ctx), "a is NULL") != NULL, "message: %s", cupat_last_error(ctx));
-    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, NULL, &res) == CUPAT_ERROR_NULL_POINTER,
-          "stencil3d_dist NULL b");
-    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, (char *)a + 64, &res) ==
-              CUPAT_ERROR_INVALID_VALUE,
-          "stencil3d_dist overlapping a and b");
-    CHECK(strstr(cupat_last_error(ctx), "overlap") || strstr(cupat_last_error(ctx), "share"), "message: %s",
-          cupat_last_error(ctx));
-    CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, (char *)a + 2, &res) ==
-              CUPAT_ERROR_INVALID_VALUE,
-          "stencil3d_dist misaligned b");
     CHECK(cupat__stencil3d_dist_mode(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, b, &res, (dist_s3_mode)7) ==
               CUPAT_ERROR_INVALID_VALUE,
           "stencil3d_dist mode 7");
-    if (cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA) {
-        float *h = calloc(64, sizeof *h);
-        CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, h, b, &res) == CUPAT_ERROR_HOST_POINTER,
-              "stencil3d_dist host a on CUDA");
-        CHECK(cupat_stencil3d_dist(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, h, &res) == CUPAT_ERROR_HOST_POINTER,
-              "stencil3d_dist host b on CUDA");
-        free(h);
-    }
+    free(host);
     cupat_free(ctx, a);
     cupat_free(ctx, b);
 }
