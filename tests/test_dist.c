@@ -26,6 +26,7 @@
  * --backend cuda: the same on rank % device-count's GPU, through every
  * transport that loads (nccl where libnccl.so.2 is found, mpi-staged always),
  * or the one --transport names (skips without a GPU: every rank exits 77). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cupat_dist.h"
 #include "dist/dist_stencil.h" /* cupat__stencil3d_dist_mode: the serial order */
 
@@ -187,11 +188,12 @@ static void test_sort(cupat_comm *c)
     for (int ti = 0; ti < 6; ti++)
         for (int order = 0; order < 2; order++)
             for (int shape = 0; shape < 3; shape++)
-                for (int which = 0; which < 4; which++) {
+                for (int which = 0; which < 5; which++) {
                     cupat_type t = types[ti];
                     size_t es = cupat_type_size(t);
                     data d;
-                    make(&d, t, which, 3000 + 101 * (size_t)which, shape);
+                    /* which 4: random keys, fewer a rank than the 32 samples */
+                    make(&d, t, which == 4 ? 0 : which, which == 4 ? 5 : 3000 + 101 * (size_t)which, shape);
                     void *out = NULL;
                     size_t n_out = 0;
                     cupat_status s = cupat_sort_dist(c, t, (cupat_sort_order)order, d.n, d.d_part, &out, &n_out);
@@ -584,21 +586,29 @@ int main(int argc, char **argv)
     const char **ts = b == CUPAT_BACKEND_CUDA ? cuda_transports : cpu_transports;
     int nt = b == CUPAT_BACKEND_CUDA ? 2 : 1;
     if (only) ts = &only, nt = 1;
-    char done[64] = "";
-    for (int k = 0; k < nt; k++) {
+    char done[128] = "";
+    /* on CUDA each transport twice: with the direct (IPC) all-reduce where
+     * the ranks share a node, and without (CUPAT_DIST_NO_IPC) */
+    const int passes = b == CUPAT_BACKEND_CUDA ? 2 : 1;
+    for (int k = 0; k < nt * passes; k++) {
+        if (passes == 2) {
+            if (k % 2) setenv("CUPAT_DIST_NO_IPC", "1", 1);
+            else unsetenv("CUPAT_DIST_NO_IPC");
+        }
         cupat_comm *c = NULL;
-        cupat_status cs = cupat_comm_create_transport(&c, ctx, MPI_COMM_WORLD, ts[k]);
+        const char *tn = ts[k / passes];
+        cupat_status cs = cupat_comm_create_transport(&c, ctx, MPI_COMM_WORLD, tn);
         if (cs == CUPAT_ERROR_NOT_SUPPORTED && !only) {
-            if (rank == 0) printf("transport %s: not here (%s)\n", ts[k], cupat_last_error(ctx));
+            if (rank == 0 && k % passes == 0) printf("transport %s: not here (%s)\n", tn, cupat_last_error(ctx));
             continue;
         }
         if (cs != CUPAT_SUCCESS) {
-            printf("rank %d: cupat_comm_create (%s): %s\n", rank, ts[k], cupat_last_error(ctx));
+            printf("rank %d: cupat_comm_create (%s): %s\n", rank, tn, cupat_last_error(ctx));
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         CHECK(cupat_comm_rank(c) == rank && cupat_comm_size(c) == nproc, "rank %d of %d", cupat_comm_rank(c),
               cupat_comm_size(c));
-        CHECK(!strcmp(cupat_comm_transport(c), ts[k]), "transport %s, asked for %s", cupat_comm_transport(c), ts[k]);
+        CHECK(!strcmp(cupat_comm_transport(c), tn), "transport %s, asked for %s", cupat_comm_transport(c), tn);
         CHECK(cupat_comm_ctx(c) == ctx, "cupat_comm_ctx");
         test_reduce(c);
         test_sort(c);
@@ -606,7 +616,8 @@ int main(int argc, char **argv)
         test_stencil3d(c);
         test_errors(c);
         cupat_comm_destroy(c);
-        snprintf(done + strlen(done), sizeof done - strlen(done), "%s%s", *done ? ", " : "", ts[k]);
+        snprintf(done + strlen(done), sizeof done - strlen(done), "%s%s%s", *done ? ", " : "", tn,
+                 passes == 2 ? (k % 2 ? " (staged all-reduce)" : " (direct all-reduce where it can)") : "");
     }
     int fails = 0, checks = 0;
     MPI_Allreduce(&nfail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

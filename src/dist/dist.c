@@ -9,16 +9,18 @@
  * nccl_shim.c), or device data staged through pinned host memory and MPI
  * ("mpi-staged", any MPI). MPI messages are cut into pieces of at most
  * 1 GiB (MPI counts are ints). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "dist/dist_internal.h"
 #include "dist/nccl_shim.h"
 
 #include <limits.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Samples each rank contributes to the choice of splitters. */
-#define SAMPLES_PER_RANK 32
+#define SAMPLES_PER_RANK 256
 /* Largest piece of one MPI message. */
 #define MPI_PIECE ((size_t)1 << 30)
 
@@ -107,6 +109,12 @@ cupat_status cupat_comm_create_transport(cupat_comm **comm, cupat_ctx *ctx, MPI_
     MPI_Comm_size(c->mpi, &c->size);
     c->ctx = ctx;
     c->transport = (dist_transport)t;
+    cupat_status si = cupat__dist_ipc_init(c, fn);
+    if (si != CUPAT_SUCCESS) {
+        MPI_Comm_free(&c->mpi);
+        free(c);
+        return si;
+    }
     if (t == DIST_NCCL) {
         cupat_status s = nccl_init(c, fn);
         if (s != CUPAT_SUCCESS) {
@@ -124,9 +132,40 @@ cupat_status cupat_comm_create(cupat_comm **comm, cupat_ctx *ctx, MPI_Comm mpi)
     return cupat_comm_create_transport(comm, ctx, mpi, NULL);
 }
 
+cupat_status cupat__dist_buffer(cupat_comm *c, int i, size_t bytes, void **p)
+{
+    if (c->buf_bytes[i] < bytes) {
+        cupat_free(c->ctx, c->buf[i]);
+        c->buf[i] = NULL;
+        c->buf_bytes[i] = 0;
+        CUPAT_TRY(cupat_malloc(c->ctx, &c->buf[i], bytes));
+        c->buf_bytes[i] = bytes;
+    }
+    *p = c->buf[i];
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat__dist_side(cupat_comm *c)
+{
+    if (c->side) return CUPAT_SUCCESS;
+    CUPAT_CUDA_TRY(c->ctx, cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; i++)
+        CUPAT_CUDA_TRY(c->ctx, cudaEventCreateWithFlags(&c->ev[i], cudaEventDisableTiming));
+    return CUPAT_SUCCESS;
+}
+
 void cupat_comm_destroy(cupat_comm *comm)
 {
     if (!comm) return;
+    for (int i = 0; i < 3; i++) cupat_free(comm->ctx, comm->buf[i]);
+    if (comm->side) {
+        cudaSetDevice(comm->ctx->device);
+        cudaStreamSynchronize(comm->side);
+        cudaStreamDestroy(comm->side);
+        for (int i = 0; i < 2; i++)
+            if (comm->ev[i]) cudaEventDestroy(comm->ev[i]);
+    }
+    cupat__dist_ipc_close(comm);
     if (comm->nccl) {
         cudaSetDevice(comm->ctx->device);
         cupat__nccl(NULL)->comm_destroy((nccl_comm_t)comm->nccl);
@@ -149,6 +188,29 @@ cupat_status cupat__dist_begin(cupat_comm *comm, const char *fn)
     return cupat__begin(comm->ctx, fn);
 }
 #define begin cupat__dist_begin
+
+static double wall_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+void cupat__dist_phase_begin(cupat_comm *c)
+{
+    if (!c->profile) return;
+    if (c->ctx->backend == CUPAT_BACKEND_CUDA) cudaStreamSynchronize(c->ctx->stream);
+    c->phase_t0 = wall_ms();
+}
+
+void cupat__dist_phase(cupat_comm *c, int phase)
+{
+    if (!c->profile) return;
+    if (c->ctx->backend == CUPAT_BACKEND_CUDA) cudaStreamSynchronize(c->ctx->stream);
+    const double t = wall_ms();
+    c->phase_ms[phase] += t - c->phase_t0;
+    c->phase_t0 = t;
+}
 
 /* ------------------------------------------------------------- exchange -- */
 
@@ -352,26 +414,8 @@ done:
 
 /* ------------------------------------------------------------ sort_dist -- */
 
-/* The key's place in cupat_sort's ascending total order as an unsigned
- * number: signed integers with the sign bit flipped, floats by the sign flip
- * (negative: every bit; positive: the sign bit), so -NaN < -inf < ... < -0 <
- * +0 < ... < +inf < +NaN. */
-static uint64_t order_key(cupat_type t, const unsigned char *p)
-{
-    uint32_t u32;
-    uint64_t u64;
-    switch (t) {
-    case CUPAT_U32: memcpy(&u32, p, 4); return u32;
-    case CUPAT_I32: memcpy(&u32, p, 4); return u32 ^ 0x80000000u;
-    case CUPAT_F32: memcpy(&u32, p, 4); return (u32 & 0x80000000u) ? (uint32_t)~u32 : (u32 | 0x80000000u);
-    case CUPAT_U64: memcpy(&u64, p, 8); return u64;
-    case CUPAT_I64: memcpy(&u64, p, 8); return u64 ^ 0x8000000000000000ull;
-    default: memcpy(&u64, p, 8); return (u64 >> 63) ? ~u64 : (u64 | 0x8000000000000000ull);
-    }
-}
+#define order_key cupat__dist_order_key
 
-/* a before b in `order` (strictly) */
-static int before(cupat_sort_order order, uint64_t a, uint64_t b) { return order == CUPAT_SORT_ASCENDING ? a < b : a > b; }
 
 static int cmp_asc(const void *a, const void *b)
 {
@@ -379,42 +423,70 @@ static int cmp_asc(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The key at index i of a backend array, as an order key. */
-static cupat_status key_at(cupat_ctx *ctx, cupat_type t, const void *base, size_t i, uint64_t *k)
+/* count (<= SAMPLES_PER_RANK) keys of a backend array at first, first +
+ * stride, ..., as order keys in k[]: one strided copy (CUDA: cudaMemcpy2D
+ * into a host buffer, a single wait). */
+static cupat_status keys_at(cupat_ctx *ctx, cupat_type t, const void *base, size_t first, size_t stride,
+                            size_t count, uint64_t *k)
 {
     const size_t es = cupat_type_size(t);
-    unsigned char b[8];
-    CUPAT_TRY(cupat_memcpy(ctx, b, (const unsigned char *)base + i * es, es));
-    *k = order_key(t, b);
+    unsigned char b[SAMPLES_PER_RANK * 8];
+    const unsigned char *src = (const unsigned char *)base + first * es;
+    if (ctx->backend != CUPAT_BACKEND_CUDA) {
+        for (size_t j = 0; j < count; j++) memcpy(b + j * es, src + j * stride * es, es);
+    } else if (count == 1 || stride == 1) {
+        CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(b, src, count * es, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
+    } else if (stride * es <= ((size_t)1 << 30)) {
+        CUPAT_CUDA_TRY(ctx, cudaMemcpy2DAsync(b, es, src, stride * es, es, count, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
+    } else { /* a pitch beyond what cudaMemcpy2D takes: key by key */
+        for (size_t j = 0; j < count; j++)
+            CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(b + j * es, src + j * stride * es, es, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
+    }
+    for (size_t j = 0; j < count; j++) k[j] = order_key(t, b + j * es);
     return CUPAT_SUCCESS;
 }
 
-/* Merge the sorted runs [off[k], off[k + 1]) of buf, k < runs, pairwise
- * (runs k and k + 1 are adjacent, so a merged pair lands where they were) in
- * rounds between buf and tmp; *result gets the buffer holding the one run. */
-static cupat_status merge_runs(cupat_ctx *ctx, cupat_type t, cupat_sort_order order, int runs, size_t *off,
-                               void *buf, void *tmp, void **result)
+/* p - 1 splitters (ascending order keys) from SAMPLES_PER_RANK regular
+ * samples of every rank's keys (fewer where a rank has fewer keys), placed
+ * at regular ranks of all the samples sorted (descending reads them from
+ * the top). Collective. */
+static cupat_status choose_splitters(cupat_comm *comm, const char *fn, cupat_type t, cupat_sort_order order,
+                                     size_t n, const void *keys, uint64_t *split)
 {
-    const size_t es = cupat_type_size(t);
-    unsigned char *src = buf, *dst = tmp;
-    while (runs > 1) {
-        int k = 0;
-        for (int r = 0; r < runs; r += 2) {
-            const size_t a = off[r], m = off[r + 1], e = r + 1 < runs ? off[r + 2] : m;
-            if (r + 1 < runs)
-                CUPAT_TRY(cupat_merge(ctx, t, 0, order, m - a, src + a * es, NULL, e - m, src + m * es, NULL,
-                                      dst + a * es, NULL));
-            else if (m > a)
-                CUPAT_TRY(cupat_memcpy(ctx, dst + a * es, src + a * es, (m - a) * es));
-            off[k++] = a;
-        }
-        off[k] = off[runs];
-        runs = k;
-        unsigned char *x = src;
-        src = dst, dst = x;
+    cupat_ctx *ctx = comm->ctx;
+    const int p = comm->size;
+    uint64_t samples[SAMPLES_PER_RANK], flags[SAMPLES_PER_RANK];
+    const size_t take = n < SAMPLES_PER_RANK ? n : SAMPLES_PER_RANK, stride = take ? n / take : 1;
+    for (int j = 0; j < SAMPLES_PER_RANK; j++) flags[j] = (size_t)j < take, samples[j] = 0;
+    cupat_status s = take ? keys_at(ctx, t, keys, stride / 2, stride, take, samples) : CUPAT_SUCCESS;
+    if (s != CUPAT_SUCCESS) return s;
+    uint64_t *all = malloc((size_t)p * SAMPLES_PER_RANK * sizeof *all);
+    uint64_t *allflags = malloc((size_t)p * SAMPLES_PER_RANK * sizeof *allflags);
+    if (!all || !allflags) {
+        free(all);
+        free(allflags);
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     }
-    *result = src;
-    return CUPAT_SUCCESS;
+    int e = MPI_Allgather(samples, SAMPLES_PER_RANK, MPI_UINT64_T, all, SAMPLES_PER_RANK, MPI_UINT64_T, comm->mpi);
+    if (e == MPI_SUCCESS)
+        e = MPI_Allgather(flags, SAMPLES_PER_RANK, MPI_UINT64_T, allflags, SAMPLES_PER_RANK, MPI_UINT64_T, comm->mpi);
+    if (e == MPI_SUCCESS) {
+        size_t ns = 0;
+        for (size_t j = 0; j < (size_t)p * SAMPLES_PER_RANK; j++)
+            if (allflags[j]) all[ns++] = all[j];
+        qsort(all, ns, sizeof *all, cmp_asc);
+        for (int r = 0; r + 1 < p; r++) {
+            size_t at = (size_t)(r + 1) * ns / (size_t)p;
+            if (at >= ns) at = ns ? ns - 1 : 0;
+            split[r] = !ns ? 0 : order == CUPAT_SORT_ASCENDING ? all[at] : all[ns - 1 - at];
+        }
+    }
+    free(all);
+    free(allflags);
+    return e == MPI_SUCCESS ? CUPAT_SUCCESS : mpi_fail(ctx, fn, "MPI_Allgather (samples)", e);
 }
 
 cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_order order, size_t n,
@@ -433,136 +505,99 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: unknown order %d", fn, (int)order);
     if (n > SIZE_MAX / es) return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: n = %zu keys overflow size_t", fn, n);
     CUPAT_TRY(cupat__check_data(ctx, fn, "keys", keys, n * es));
-    const int p = comm->size;
+    const int p = comm->size, me = comm->rank;
+    if (p > DIST_MAX_BUCKETS)
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "%s: %d ranks (at most %d)", fn, p, DIST_MAX_BUCKETS);
     const int cuda = ctx->backend == CUPAT_BACKEND_CUDA;
-    cupat_status s = CUPAT_SUCCESS;
-    void *sorted = NULL, *recv = NULL, *tmp = NULL;
-    uint64_t *all = NULL, *allflags = NULL, *split = NULL, *scount = NULL, *rcount = NULL;
-    size_t *roff = NULL;
-    dist_xfer *x = NULL;
-
-    /* 1. local sort */
-    if (n) CUPAT_TRY(cupat_malloc(ctx, &sorted, n * es));
-    s = cupat_sort(ctx, key_type, 0, order, n, keys, sorted, NULL, NULL);
-    if (s != CUPAT_SUCCESS) goto done;
-
-    /* 2. regular samples of the sorted run (order keys), gathered everywhere;
-     * an empty rank sends "no sample" flags */
-    all = malloc((size_t)p * SAMPLES_PER_RANK * sizeof *all);
-    allflags = malloc((size_t)p * SAMPLES_PER_RANK * sizeof *allflags);
-    split = malloc((size_t)p * sizeof *split);
-    scount = calloc((size_t)p, sizeof *scount);
-    rcount = calloc((size_t)p, sizeof *rcount);
-    roff = calloc((size_t)p + 1, sizeof *roff);
-    x = calloc((size_t)p, sizeof *x);
-    if (!all || !allflags || !split || !scount || !rcount || !roff || !x) {
-        s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-        goto done;
-    }
-    uint64_t samples[SAMPLES_PER_RANK], flags[SAMPLES_PER_RANK];
-    for (int j = 0; j < SAMPLES_PER_RANK && s == CUPAT_SUCCESS; j++) {
-        flags[j] = n > 0;
-        samples[j] = 0;
-        if (n) s = key_at(ctx, key_type, sorted, (n * (2 * (size_t)j + 1)) / (2 * SAMPLES_PER_RANK), &samples[j]);
-    }
-    if (s != CUPAT_SUCCESS) goto done;
-    int e = MPI_Allgather(samples, SAMPLES_PER_RANK, MPI_UINT64_T, all, SAMPLES_PER_RANK, MPI_UINT64_T, comm->mpi);
-    if (e == MPI_SUCCESS)
-        e = MPI_Allgather(flags, SAMPLES_PER_RANK, MPI_UINT64_T, allflags, SAMPLES_PER_RANK, MPI_UINT64_T, comm->mpi);
-    if (e != MPI_SUCCESS) {
-        s = mpi_fail(ctx, fn, "MPI_Allgather (samples)", e);
-        goto done;
-    }
-    size_t ns = 0;
-    for (size_t j = 0; j < (size_t)p * SAMPLES_PER_RANK; j++)
-        if (allflags[j]) all[ns++] = all[j];
-    /* 3. p - 1 splitters at regular places of the sorted samples (ascending
-     * order keys; descending reads them from the top) */
-    qsort(all, ns, sizeof *all, cmp_asc);
-    for (int r = 0; r + 1 < p; r++) {
-        size_t at = (size_t)(r + 1) * ns / (size_t)p;
-        if (at >= ns) at = ns ? ns - 1 : 0;
-        split[r] = !ns ? 0 : order == CUPAT_SORT_ASCENDING ? all[at] : all[ns - 1 - at];
-    }
-    /* 4. bucket r: keys after splitter r - 1 up to and including splitter r
-     * (in `order`); the run is sorted, so each bucket is a slice, found by a
-     * binary search (a few key reads on the device) */
-    {
-        size_t lo = 0;
-        for (int r = 0; r < p; r++) {
-            size_t hi = n;
-            if (r + 1 < p) {
-                size_t a = lo, b = n; /* first index whose key comes after split[r] */
-                while (a < b && s == CUPAT_SUCCESS) {
-                    const size_t mid = a + (b - a) / 2;
-                    uint64_t k = 0;
-                    s = key_at(ctx, key_type, sorted, mid, &k);
-                    if (before(order, split[r], k)) b = mid;
-                    else a = mid + 1;
-                }
-                hi = a;
-            }
-            scount[r] = hi - lo;
-            x[r].peer = r;
-            x[r].send = (const unsigned char *)sorted + lo * es;
-            x[r].send_bytes = (hi - lo) * es;
-            lo = hi;
+    dist_phase_begin(comm);
+    if (p == 1) { /* one rank: the local sort is the answer */
+        void *res = NULL;
+        if (n) CUPAT_TRY(cupat_malloc(ctx, &res, n * es));
+        cupat_status s = cupat_sort(ctx, key_type, 0, order, n, keys, res, NULL, NULL);
+        if (s != CUPAT_SUCCESS) {
+            cupat_free(ctx, res);
+            return s;
         }
+        dist_phase(comm, DIST_PHASE_LOCAL);
+        *out = res;
+        *n_out = n;
+        return CUPAT_SUCCESS;
     }
-    if (s != CUPAT_SUCCESS) goto done;
-    e = MPI_Alltoall(scount, 1, MPI_UINT64_T, rcount, 1, MPI_UINT64_T, comm->mpi);
-    if (e != MPI_SUCCESS) {
-        s = mpi_fail(ctx, fn, "MPI_Alltoall (counts)", e);
-        goto done;
+    uint64_t split[DIST_MAX_BUCKETS], scount[DIST_MAX_BUCKETS], rcount[DIST_MAX_BUCKETS];
+    size_t bucket_n[DIST_MAX_BUCKETS];
+    dist_xfer x[DIST_MAX_BUCKETS];
+    void *part = NULL, *tables = NULL, *recv = NULL, *res = NULL;
+    memset(x, 0, sizeof x);
+
+    /* 1. splitters from samples of the unsorted keys */
+    CUPAT_TRY(choose_splitters(comm, fn, key_type, order, n, keys, split));
+    /* 2. the keys partitioned into p buckets (one pass, unsorted inside) */
+    if (n) {
+        CUPAT_TRY(cupat__dist_buffer(comm, 0, n * es, &part));
+        if (cuda) CUPAT_TRY(cupat__dist_buffer(comm, 2, cupat__dist_partition_tables(n, p), &tables));
     }
-    size_t total = 0;
+    CUPAT_TRY(cupat__dist_partition(ctx, key_type, order, n, keys, p, split, tables, part, bucket_n));
+    dist_phase(comm, DIST_PHASE_SPLIT);
+    for (int r = 0; r < p; r++) scount[r] = bucket_n[r];
+    DIST_MPI_TRY(ctx, fn, MPI_Alltoall(scount, 1, MPI_UINT64_T, rcount, 1, MPI_UINT64_T, comm->mpi));
+    size_t total = 0, from_others = 0;
     for (int r = 0; r < p; r++) {
-        roff[r] = total;
-        if (rcount[r] > (SIZE_MAX / es - total)) {
-            s = cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: rank %d would receive more than size_t holds", fn, comm->rank);
-            goto done;
-        }
+        if (rcount[r] > (SIZE_MAX / es - total))
+            return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: rank %d would receive more than size_t holds", fn, me);
         total += rcount[r];
     }
-    roff[p] = total;
-    /* 5. the exchange: bucket r to rank r, rank r's bucket for us at roff[r] */
-    if (total) {
-        s = cupat_malloc(ctx, &recv, total * es);
-        if (s != CUPAT_SUCCESS) goto done;
+    from_others = total - rcount[me];
+    /* 3. our own bucket is sorted in place while the others travel (the
+     * exchange on the communicator's second stream), then what arrived is
+     * sorted, and the two sorted runs merge into the output */
+    if (total) CUPAT_TRY(cupat_malloc(ctx, &res, total * es));
+    cupat_status s = from_others ? cupat__dist_buffer(comm, 1, from_others * es, &recv) : CUPAT_SUCCESS;
+    cudaStream_t side = NULL;
+    if (s == CUPAT_SUCCESS && cuda) {
+        s = cupat__dist_side(comm);
+        if (s == CUPAT_SUCCESS) side = comm->side;
+        if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaEventRecord(comm->ev[0], ctx->stream), "cudaEventRecord");
+        if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaStreamWaitEvent(side, comm->ev[0], 0), "cudaStreamWaitEvent");
     }
+    size_t off = 0, own_off = 0, got = 0;
     for (int r = 0; r < p; r++) {
-        x[r].recv = (unsigned char *)recv + roff[r] * es;
-        x[r].recv_bytes = rcount[r] * es;
+        if (r == me) own_off = off;
+        x[r].peer = r;
+        x[r].send = (const unsigned char *)part + off * es;
+        x[r].send_bytes = r == me ? 0 : scount[r] * es;
+        x[r].recv = (unsigned char *)recv + got * es;
+        x[r].recv_bytes = r == me ? 0 : rcount[r] * es;
+        off += scount[r];
+        if (r != me) got += rcount[r];
     }
-    s = cupat__dist_exchange(comm, fn, p, x, cuda ? ctx->stream : NULL);
-    if (s != CUPAT_SUCCESS) goto done;
-    /* 6. what arrived is p sorted runs in rank order: merged pairwise */
-    int runs = 0;
-    for (int r = 0; r < p; r++) /* drop empty runs */
-        if (rcount[r]) roff[runs++] = roff[r];
-    roff[runs] = total;
-    void *res = recv;
-    if (runs > 1) {
-        s = cupat_malloc(ctx, &tmp, total * es);
-        if (s == CUPAT_SUCCESS) s = merge_runs(ctx, key_type, order, runs, roff, recv, tmp, &res);
-        if (s != CUPAT_SUCCESS) goto done;
-        if (res == tmp) tmp = recv;
+    unsigned char *own = (unsigned char *)part + own_off * es;
+    const size_t nown = scount[me];
+    if (s == CUPAT_SUCCESS && cuda) /* GPU: the own sort queued first, so it runs under the exchange */
+        s = cupat_sort(ctx, key_type, 0, order, nown, own, own, NULL, NULL);
+    if (s == CUPAT_SUCCESS) s = cupat__dist_exchange(comm, fn, p, x, side);
+    if (s == CUPAT_SUCCESS && !cuda) s = cupat_sort(ctx, key_type, 0, order, nown, own, own, NULL, NULL);
+    if (s == CUPAT_SUCCESS && cuda) {
+        s = cupat__cuda(ctx, cudaEventRecord(comm->ev[1], side), "cudaEventRecord");
+        if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaStreamWaitEvent(ctx->stream, comm->ev[1], 0), "cudaStreamWaitEvent");
     }
+    dist_phase(comm, DIST_PHASE_EXCHANGE);
+    if (s == CUPAT_SUCCESS) s = cupat_sort(ctx, key_type, 0, order, from_others, recv, recv, NULL, NULL);
+    if (s == CUPAT_SUCCESS) dist_phase(comm, DIST_PHASE_LOCAL);
+    if (s == CUPAT_SUCCESS && total) {
+        if (nown && from_others)
+            s = cupat_merge(ctx, key_type, 0, order, nown, own, NULL, from_others, recv, NULL, res, NULL);
+        else
+            s = cupat_memcpy(ctx, res, nown ? (const void *)own : recv, total * es);
+    }
+    if (s != CUPAT_SUCCESS) {
+        if (cuda && side) cudaStreamSynchronize(side); /* nothing of ours still moving */
+        cupat_free(ctx, res);
+        return s;
+    }
+    dist_phase(comm, DIST_PHASE_MERGE);
     *out = res;
     *n_out = total;
-    recv = NULL;
-done:
-    cupat_free(ctx, sorted);
-    cupat_free(ctx, recv);
-    cupat_free(ctx, tmp);
-    free(all);
-    free(allflags);
-    free(split);
-    free(scount);
-    free(rcount);
-    free(roff);
-    free(x);
-    return s;
+    return CUPAT_SUCCESS;
 }
 
 /* --------------------------------------------------------- allreduce_dist -- */
@@ -592,13 +627,15 @@ cupat_status cupat_allreduce_dist(cupat_comm *comm, cupat_type type, cupat_op op
         if (x != yb && bytes) CUPAT_TRY(cupat_memcpy(ctx, yb, x, bytes));
         return CUPAT_SUCCESS;
     }
+    /* one node with peer access: one kernel a rank over the mapped buffers */
+    if (comm->ipc) return cupat__dist_allreduce_ipc(comm, fn, type, op, n, x, y);
     /* slice r = [off(r), off(r + 1)): rank r combines it */
 #define SLICE(r) (n / (size_t)p * (size_t)(r) + ((size_t)(r) < n % (size_t)p ? (size_t)(r) : n % (size_t)p))
     const size_t mine = SLICE(me + 1) - SLICE(me);
     void *g = NULL;
     dist_xfer *xs = calloc((size_t)p, sizeof *xs);
     if (!xs) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-    cupat_status s = mine ? cupat_malloc(ctx, &g, (size_t)p * mine * es) : CUPAT_SUCCESS;
+    cupat_status s = mine ? cupat__scratch(ctx, (size_t)p * mine * es, &g) : CUPAT_SUCCESS;
     if (s != CUPAT_SUCCESS) goto done;
     /* 1. reduce-scatter: every rank's slice `me` to g[r] */
     for (int r = 0; r < p; r++) {
@@ -624,7 +661,6 @@ cupat_status cupat_allreduce_dist(cupat_comm *comm, cupat_type type, cupat_op op
     s = cupat__dist_exchange(comm, fn, p, xs, st);
 #undef SLICE
 done:
-    cupat_free(ctx, g);
     free(xs);
     return s;
 }

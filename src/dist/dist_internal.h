@@ -10,6 +10,9 @@
 #include "cupat_dist.h"
 #include "internal.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,7 +29,97 @@ struct cupat_comm {
     int rank, size;
     dist_transport transport;
     void *nccl; /* ncclComm_t (DIST_NCCL) */
+    /* backend buffers kept between calls (grow-only; cupat_comm_destroy
+     * frees them): the sort's sorted run and what arrives, so a call of
+     * the same size allocates nothing but its output */
+    void *buf[3];
+    size_t buf_bytes[3];
+    /* a second stream and two events (CUDA; made at first use): work that
+     * overlaps the context's stream, e.g. the sort's exchange */
+    cudaStream_t side;
+    cudaEvent_t ev[2];
+    /* phase timing for the lab (cupat lab multi): off unless profile is
+     * set; then each phase mark waits for the stream and adds the wall time
+     * since the previous mark to phase_ms (host clock, milliseconds) */
+    int profile;
+    double phase_ms[8], phase_t0;
+    /* CUDA IPC between the ranks' devices (one node, peer access between
+     * every pair): the all-reduce then reads and writes the peers' buffers
+     * directly (dist_ipc.c); peers' mappings cached by their handles */
+    int ipc;
+    struct dist_ipc_map *maps;
+    int nmaps;
 };
+
+/* Most ranks the direct (IPC) all-reduce takes. */
+#define DIST_IPC_MAX_RANKS 8
+
+/* Decide c->ipc (collective: every rank learns the same answer). */
+cupat_status cupat__dist_ipc_init(cupat_comm *c, const char *fn);
+void cupat__dist_ipc_close(cupat_comm *c);
+/* The all-reduce through IPC (collective): waits for the stream, maps the
+ * peers' x and y, runs one kernel a rank (slice r of every rank's y from
+ * slice r of every rank's x, in rank order), waits and meets the others, so
+ * every y is complete on return. */
+cupat_status cupat__dist_allreduce_ipc(cupat_comm *c, const char *fn, cupat_type type, cupat_op op, size_t n,
+                                       const void *x, void *y);
+/* The kernel: for i < n, v = src[0][i] op src[1][i] op ... op src[p-1][i],
+ * stored to dst[0][i] ... dst[p-1][i] (device or peer-mapped pointers). */
+cupat_status cupat__dist_combine_direct(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, int p,
+                                        const void *const *src, void *const *dst);
+
+/* The phases of the distributed calls, as the lab prints them. */
+enum {
+    DIST_PHASE_LOCAL = 0,    /* local work after the exchange (the sort of  */
+                             /* what arrived; p = 1: the whole sort)        */
+    DIST_PHASE_SPLIT = 1,    /* samples, splitters, the bucket partition    */
+    DIST_PHASE_EXCHANGE = 2, /* the exchange (and the own bucket's sort     */
+                             /* under it)                                   */
+    DIST_PHASE_MERGE = 3,    /* merging the two sorted runs                 */
+    DIST_PHASES = 4
+};
+void cupat__dist_phase_begin(cupat_comm *c);
+void cupat__dist_phase(cupat_comm *c, int phase);
+#define dist_phase_begin cupat__dist_phase_begin
+#define dist_phase cupat__dist_phase
+
+/* c->buf[i] of at least `bytes`, grown (contents lost) when smaller. */
+cupat_status cupat__dist_buffer(cupat_comm *c, int i, size_t bytes, void **p);
+/* c->side and c->ev, made on first use (CUDA contexts). */
+cupat_status cupat__dist_side(cupat_comm *c);
+
+/* The key's place in cupat_sort's ascending total order as an unsigned
+ * number (cupat__sort_xform's transform): signed integers with the sign bit
+ * flipped, floats by the sign flip (negative: every bit; positive: the sign
+ * bit), so -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN. */
+static inline uint64_t cupat__dist_order_key(cupat_type t, const unsigned char *p)
+{
+    uint32_t u32;
+    uint64_t u64;
+    switch (t) {
+    case CUPAT_U32: memcpy(&u32, p, 4); return u32;
+    case CUPAT_I32: memcpy(&u32, p, 4); return u32 ^ 0x80000000u;
+    case CUPAT_F32: memcpy(&u32, p, 4); return (u32 & 0x80000000u) ? (uint32_t)~u32 : (u32 | 0x80000000u);
+    case CUPAT_U64: memcpy(&u64, p, 8); return u64;
+    case CUPAT_I64: memcpy(&u64, p, 8); return u64 ^ 0x8000000000000000ull;
+    default: memcpy(&u64, p, 8); return (u64 >> 63) ? ~u64 : (u64 | 0x8000000000000000ull);
+    }
+}
+
+/* Most ranks the sample sort's partition takes (buckets in shared memory). */
+#define DIST_MAX_BUCKETS 64
+
+/* Bucket partition of the sample sort: n keys of type t into p buckets by
+ * p - 1 splitters (split[], ascending order keys, host memory): bucket r
+ * holds the keys after split[r - 1] and up to split[r] in `order`. out gets
+ * bucket 0, then bucket 1, ... (the order inside a bucket is unspecified:
+ * keys alone, and equal keys have equal bits); bucket_n[r] their sizes
+ * (host). tables: backend memory of cupat__dist_partition_tables(n, p)
+ * bytes. Counts per block of 4096 keys, an exclusive scan of them
+ * (cupat_scan), a scatter; waits for the stream to read the sizes. */
+size_t cupat__dist_partition_tables(size_t n, int p);
+cupat_status cupat__dist_partition(cupat_ctx *ctx, cupat_type t, cupat_sort_order order, size_t n, const void *keys,
+                                   int p, const uint64_t *split, void *tables, void *out, size_t *bucket_n);
 
 /* One peer's share of an exchange: send_bytes from send to peer, and
  * recv_bytes from peer into recv (either may be 0; then its pointer is not

@@ -6,6 +6,8 @@
 #include "dist/dist_internal.h"
 #include "float_order.h"
 #include "reduce/reduce_ops.cuh"
+#include "sort/sort_device.cuh"
+#include "sort/sort_internal.h"
 
 #include <cstdint>
 #include <type_traits>
@@ -13,6 +15,7 @@
 namespace {
 
 using namespace cupat_red;
+using cupat_sort_dev::Xf;
 
 template <class T, int OP>
 __global__ void k_combine(size_t n, const T *__restrict__ a, const T *__restrict__ b, T *out)
@@ -44,6 +47,201 @@ cupat_status launch_op(cupat_ctx *ctx, cupat_op op, size_t n, const void *a, con
     case CUPAT_OP_MIN: return launch<T, OP_MIN>(ctx, n, a, b, out);
     default: return launch<T, OP_MAX>(ctx, n, a, b, out);
     }
+}
+
+// --------------------------------------------------------------- direct --
+// The IPC all-reduce's kernel: slice elements of p sources (local or
+// peer-mapped over NVLink) combined in rank order and stored to p
+// destinations. 16-byte vectors where every pointer allows them; two
+// vectors a thread an iteration, so 2p loads are in flight per thread.
+struct Ptrs {
+    const void *src[DIST_IPC_MAX_RANKS];
+    void *dst[DIST_IPC_MAX_RANKS];
+    int p;
+};
+
+template <class T, int OP, int V>
+__device__ __forceinline__ void direct_one(const Ptrs &q, size_t i)
+{
+    typedef Red<T, OP> R;
+    typedef typename R::Acc Acc;
+    struct alignas(sizeof(T) * V) Vec {
+        T v[V];
+    };
+    Vec a = static_cast<const Vec *>(q.src[0])[i];
+    Acc acc[V];
+#pragma unroll
+    for (int j = 0; j < V; j++) acc[j] = R::lift(a.v[j], 0);
+    for (int r = 1; r < q.p; r++) {
+        const Vec b = static_cast<const Vec *>(q.src[r])[i];
+#pragma unroll
+        for (int j = 0; j < V; j++) acc[j] = R::comb(acc[j], R::lift(b.v[j], 0));
+    }
+#pragma unroll
+    for (int j = 0; j < V; j++) R::store(&a.v[j], acc[j]);
+    for (int r = 0; r < q.p; r++) static_cast<Vec *>(q.dst[r])[i] = a;
+}
+
+template <class T, int OP, int V>
+__global__ void __launch_bounds__(256) k_direct(size_t n, Ptrs q)
+{
+    const size_t nv = n / V, stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + stride < nv; i += 2 * stride) {
+        direct_one<T, OP, V>(q, i);
+        direct_one<T, OP, V>(q, i + stride);
+    }
+    if (i < nv) direct_one<T, OP, V>(q, i);
+    // the tail past the last whole vector, element by element
+    const size_t t = nv * V + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (V > 1 && t < n) {
+        Ptrs e = q;
+        for (int r = 0; r < q.p; r++) {
+            e.src[r] = static_cast<const T *>(q.src[r]) + nv * V;
+            e.dst[r] = static_cast<T *>(q.dst[r]) + nv * V;
+        }
+        direct_one<T, OP, 1>(e, t - nv * V);
+    }
+}
+
+template <class T, int OP>
+cupat_status launch_direct(cupat_ctx *ctx, size_t n, const Ptrs &q)
+{
+    bool vec = true;
+    for (int r = 0; r < q.p; r++)
+        vec = vec && (uintptr_t)q.src[r] % 16 == 0 && (uintptr_t)q.dst[r] % 16 == 0;
+    constexpr int V = 16 / sizeof(T);
+    const size_t items = vec ? n / V : n;
+    size_t blocks = (items + 511) / 512;
+    const size_t cap = (size_t)ctx->sm_count * 8;
+    if (blocks > cap) blocks = cap;
+    if (blocks == 0) blocks = 1;
+    if (vec) k_direct<T, OP, V><<<(unsigned)blocks, 256, 0, ctx->stream>>>(n, q);
+    else k_direct<T, OP, 1><<<(unsigned)blocks, 256, 0, ctx->stream>>>(n, q);
+    return cupat__launched(ctx, "dist k_direct");
+}
+
+template <class T>
+cupat_status direct_op(cupat_ctx *ctx, cupat_op op, size_t n, const Ptrs &q)
+{
+    switch (op) {
+    case CUPAT_OP_SUM: return launch_direct<T, OP_SUM>(ctx, n, q);
+    case CUPAT_OP_MIN: return launch_direct<T, OP_MIN>(ctx, n, q);
+    default: return launch_direct<T, OP_MAX>(ctx, n, q);
+    }
+}
+
+// ------------------------------------------------------------ partition --
+// The sample sort's bucket partition: a block takes a tile of PT_TILE keys;
+// pass 1 counts its keys per bucket (warps aggregate equal buckets with
+// match_any, one shared atomic a group), pass 2 (after an exclusive scan of
+// the counts, bucket-major) writes each key at its bucket's next place for
+// the block. Keys compare in the transformed order (Xf::fwd: unsigned order
+// = the requested order), against splitters transformed the same way.
+constexpr int PT_BLOCK = 256, PT_ITEMS = 16, PT_TILE = PT_BLOCK * PT_ITEMS;
+
+template <class U> struct Splits {
+    U s[DIST_MAX_BUCKETS - 1];
+    int p;
+};
+
+// The bucket of transformed key k: how many splitters come before it.
+template <class U> __device__ __forceinline__ int bucket_of(const U *sp, int p, U k)
+{
+    int lo = 0, hi = p - 1; // first splitter not below k, by binary search
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (sp[mid] < k) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+template <class U, bool SCATTER>
+__global__ void __launch_bounds__(PT_BLOCK) k_bucket(const U *__restrict__ keys, size_t n, Xf<U> xf, Splits<U> sp,
+                                                     unsigned long long *__restrict__ table, U *__restrict__ out)
+{
+    __shared__ U ss[DIST_MAX_BUCKETS];
+    __shared__ unsigned cnt[DIST_MAX_BUCKETS];
+    __shared__ unsigned long long base[DIST_MAX_BUCKETS];
+    const int p = sp.p;
+    const size_t blocks = gridDim.x;
+    for (int i = threadIdx.x; i < p; i += PT_BLOCK) {
+        if (i < p - 1) ss[i] = sp.s[i];
+        cnt[i] = 0;
+        if (SCATTER) base[i] = table[(size_t)i * blocks + blockIdx.x];
+    }
+    __syncthreads();
+    const unsigned lane = threadIdx.x & 31;
+    const size_t t0 = (size_t)blockIdx.x * PT_TILE;
+#pragma unroll 4
+    for (int q = 0; q < PT_ITEMS; q++) {
+        const size_t i = t0 + (size_t)q * PT_BLOCK + threadIdx.x;
+        if (i >= n) break;
+        const U k = keys[i];
+        const int b = bucket_of(ss, p, xf.fwd(k));
+        const unsigned peers = __match_any_sync(__activemask(), b);
+        const int leader = __ffs(peers) - 1;
+        unsigned at = 0;
+        if ((int)lane == leader) at = atomicAdd(&cnt[b], (unsigned)__popc(peers));
+        if (SCATTER) {
+            at = __shfl_sync(peers, at, leader) + (unsigned)__popc(peers & ((1u << lane) - 1));
+            out[base[b] + at] = k;
+        }
+    }
+    if (!SCATTER) {
+        __syncthreads();
+        for (int i = threadIdx.x; i < p; i += PT_BLOCK) table[(size_t)i * blocks + blockIdx.x] = cnt[i];
+    }
+}
+
+template <class U>
+cupat_status partition_cuda(cupat_ctx *ctx, cupat_type t, cupat_sort_order order, size_t n, const void *keys, int p,
+                            const uint64_t *split, void *tables, void *out, size_t *bucket_n)
+{
+    const size_t blocks = (n + PT_TILE - 1) / PT_TILE, m = (size_t)p * blocks;
+    const Xf<U> xf = Xf<U>::of(cupat__sort_xform(t, order));
+    Splits<U> sp = {};
+    sp.p = p;
+    for (int r = 0; r + 1 < p; r++) sp.s[r] = (U)(split[r] ^ (order == CUPAT_SORT_DESCENDING ? ~0ull : 0ull));
+    unsigned long long *counts = static_cast<unsigned long long *>(tables), *offs = counts + m;
+    const U *k = static_cast<const U *>(keys);
+    k_bucket<U, false><<<(unsigned)blocks, PT_BLOCK, 0, ctx->stream>>>(k, n, xf, sp, counts, nullptr);
+    CUPAT_TRY(cupat__launched(ctx, "dist k_bucket (count)"));
+    CUPAT_TRY(cupat_scan(ctx, CUPAT_U64, CUPAT_OP_SUM, CUPAT_SCAN_EXCLUSIVE, m, counts, offs));
+    k_bucket<U, true><<<(unsigned)blocks, PT_BLOCK, 0, ctx->stream>>>(k, n, xf, sp, offs, static_cast<U *>(out));
+    CUPAT_TRY(cupat__launched(ctx, "dist k_bucket (scatter)"));
+    // each bucket's first place: offs[r * blocks]
+    unsigned long long first[DIST_MAX_BUCKETS];
+    if (p > 1)
+        CUPAT_CUDA_TRY(ctx, cudaMemcpy2DAsync(first, sizeof first[0], offs, blocks * sizeof first[0], sizeof first[0],
+                                              (size_t)p, cudaMemcpyDeviceToHost, ctx->stream));
+    else
+        first[0] = 0;
+    CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
+    for (int r = 0; r < p; r++) bucket_n[r] = (r + 1 < p ? (size_t)first[r + 1] : n) - (size_t)first[r];
+    return CUPAT_SUCCESS;
+}
+
+// The CPU's partition: the buckets counted, then filled in input order.
+cupat_status partition_cpu(cupat_type t, cupat_sort_order order, size_t n, const void *keys, int p,
+                           const uint64_t *split, void *out, size_t *bucket_n)
+{
+    const size_t es = cupat_type_size(t);
+    const unsigned char *k = static_cast<const unsigned char *>(keys);
+    unsigned char *o = static_cast<unsigned char *>(out);
+    size_t at[DIST_MAX_BUCKETS];
+    auto bucket = [&](size_t i) {
+        const uint64_t v = cupat__dist_order_key(t, k + i * es);
+        int r = 0;
+        while (r + 1 < p && (order == CUPAT_SORT_ASCENDING ? split[r] < v : split[r] > v)) r++;
+        return r;
+    };
+    for (int r = 0; r < p; r++) bucket_n[r] = 0;
+    for (size_t i = 0; i < n; i++) bucket_n[bucket(i)]++;
+    for (int r = 0; r < p; r++) at[r] = r ? at[r - 1] + bucket_n[r - 1] : 0;
+    for (size_t i = 0; i < n; i++) memcpy(o + at[bucket(i)]++ * es, k + i * es, es);
+    return CUPAT_SUCCESS;
 }
 
 // ------------------------------------------------------------------ CPU --
@@ -84,6 +282,42 @@ template <class T> cupat_status combine(cupat_ctx *ctx, cupat_op op, size_t n, c
 }
 
 } // namespace
+
+size_t cupat__dist_partition_tables(size_t n, int p)
+{
+    return 2 * (size_t)p * ((n + PT_TILE - 1) / PT_TILE) * sizeof(unsigned long long);
+}
+
+cupat_status cupat__dist_partition(cupat_ctx *ctx, cupat_type t, cupat_sort_order order, size_t n, const void *keys,
+                                   int p, const uint64_t *split, void *tables, void *out, size_t *bucket_n)
+{
+    if (ctx->backend != CUPAT_BACKEND_CUDA || n == 0) {
+        if (n == 0)
+            for (int r = 0; r < p; r++) bucket_n[r] = 0;
+        return n ? partition_cpu(t, order, n, keys, p, split, out, bucket_n) : CUPAT_SUCCESS;
+    }
+    if (cupat_type_size(t) == 4)
+        return partition_cuda<unsigned>(ctx, t, order, n, keys, p, split, tables, out, bucket_n);
+    return partition_cuda<unsigned long long>(ctx, t, order, n, keys, p, split, tables, out, bucket_n);
+}
+
+cupat_status cupat__dist_combine_direct(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, int p,
+                                        const void *const *src, void *const *dst)
+{
+    if (n == 0) return CUPAT_SUCCESS;
+    Ptrs q = {};
+    q.p = p;
+    for (int r = 0; r < p; r++) q.src[r] = src[r], q.dst[r] = dst[r];
+    switch (type) {
+    case CUPAT_F32: return direct_op<float>(ctx, op, n, q);
+    case CUPAT_F64: return direct_op<double>(ctx, op, n, q);
+    case CUPAT_I32: return direct_op<int32_t>(ctx, op, n, q);
+    case CUPAT_U32: return direct_op<uint32_t>(ctx, op, n, q);
+    case CUPAT_I64: return direct_op<int64_t>(ctx, op, n, q);
+    case CUPAT_U64: return direct_op<uint64_t>(ctx, op, n, q);
+    }
+    return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat__dist_combine_direct: type %d", (int)type);
+}
 
 cupat_status cupat__dist_combine(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, const void *a,
                                  const void *b, void *out)
