@@ -5,8 +5,10 @@
  * A rank's slab holds nz planes: 1 .. nz - 2 its own, 0 and nz - 1 ghost
  * planes (copies of the neighbours' outermost own planes; on rank 0 and on
  * the last rank the global halo planes, fixed). A step from `in` to `out`:
- *   1. on a second stream (high priority): the boundary planes the
- *      neighbours need, own planes 1 (sent down) and nz - 2 (sent up);
+ *   1. on the communicator's second stream (cupat__dist_side; high
+ *      priority, so its blocks go ahead of the interior's): the boundary
+ *      planes the neighbours need, own planes 1 (sent down) and nz - 2
+ *      (sent up);
  *   2. on the context's stream: everything else this rank writes (the
  *      interior planes 2 .. nz - 3, and the global halo plane it holds,
  *      copied as cupat_stencil3d copies halo points);
@@ -109,32 +111,6 @@ static cupat_status exchange(const s3_slab *s, const char *fn, void *g, cudaStre
     return n ? cupat__dist_exchange(s->c, fn, n, x, stream) : CUPAT_SUCCESS;
 }
 
-/* The second stream and the two events that join it to the context's. */
-typedef struct s3_side {
-    cudaStream_t stream;
-    cudaEvent_t fork, join;
-} s3_side;
-
-static cupat_status side_create(cupat_ctx *ctx, s3_side *sd)
-{
-    int least = 0, greatest = 0;
-    CUPAT_CUDA_TRY(ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    /* the boundary planes and the exchange first: the interior's blocks
-     * queue behind them */
-    CUPAT_CUDA_TRY(ctx, cudaStreamCreateWithPriority(&sd->stream, cudaStreamNonBlocking, greatest));
-    CUPAT_CUDA_TRY(ctx, cudaEventCreateWithFlags(&sd->fork, cudaEventDisableTiming));
-    CUPAT_CUDA_TRY(ctx, cudaEventCreateWithFlags(&sd->join, cudaEventDisableTiming));
-    return CUPAT_SUCCESS;
-}
-
-/* Released once the work queued on them is done (the calls do not wait). */
-static void side_destroy(s3_side *sd)
-{
-    if (sd->join) cudaEventDestroy(sd->join);
-    if (sd->fork) cudaEventDestroy(sd->fork);
-    if (sd->stream) cudaStreamDestroy(sd->stream);
-}
-
 /* `to` waits for the work queued on `from` so far. */
 static cupat_status order_after(cupat_ctx *ctx, cudaEvent_t ev, cudaStream_t from, cudaStream_t to)
 {
@@ -143,31 +119,29 @@ static cupat_status order_after(cupat_ctx *ctx, cudaEvent_t ev, cudaStream_t fro
     return CUPAT_SUCCESS;
 }
 
-/* The ghost planes of a, then `steps` steps; *result: the last grid. */
-static cupat_status run(const s3_slab *s, const char *fn, int steps, void *a, void *b,
-                        const s3_side *sd, void **result)
+/* The ghost planes of a, then `steps` steps; *result: the last grid. With
+ * `overlap`, the boundary planes and the exchanges run on the
+ * communicator's second stream (c->side, joined by c->ev). */
+static cupat_status run(const s3_slab *s, const char *fn, int steps, void *a, void *b, int overlap,
+                        void **result)
 {
-    cupat_ctx *ctx = s->c->ctx;
-    cudaStream_t ms = ctx->stream;
-    const int overlap = sd->stream != NULL;
-    if (overlap) {
-        /* every exchange on the second stream: the transport's operations
-         * stay in one order on one stream */
-        CUPAT_TRY(order_after(ctx, sd->fork, ms, sd->stream));
-        CUPAT_TRY(exchange(s, fn, a, sd->stream));
-    } else {
-        CUPAT_TRY(exchange(s, fn, a, ms));
-    }
+    cupat_comm *c = s->c;
+    cupat_ctx *ctx = c->ctx;
+    cudaStream_t ms = ctx->stream, side = overlap ? c->side : ms;
+    /* every exchange on one stream: the transport's operations stay in one
+     * order on one stream */
+    if (overlap) CUPAT_TRY(order_after(ctx, c->ev[0], ms, side));
+    CUPAT_TRY(exchange(s, fn, a, side));
     void *cur = a, *nxt = b;
     for (int t = 0; t < steps; t++) {
         if (overlap) {
-            CUPAT_TRY(order_after(ctx, sd->fork, ms, sd->stream));
-            CUPAT_TRY(boundary(s, sd->stream, cur, nxt));
+            CUPAT_TRY(order_after(ctx, c->ev[0], ms, side));
+            CUPAT_TRY(boundary(s, side, cur, nxt));
             CUPAT_TRY(part(s, s->in0, s->in1, ms, cur, nxt));
             /* queued after the interior: a transport that waits on the host
              * (staged) waits for the boundary planes while the interior runs */
-            CUPAT_TRY(exchange(s, fn, nxt, sd->stream));
-            CUPAT_TRY(order_after(ctx, sd->join, sd->stream, ms));
+            CUPAT_TRY(exchange(s, fn, nxt, side));
+            CUPAT_TRY(order_after(ctx, c->ev[1], side, ms));
         } else {
             CUPAT_TRY(boundary(s, ms, cur, nxt));
             CUPAT_TRY(exchange(s, fn, nxt, ms));
@@ -176,6 +150,7 @@ static cupat_status run(const s3_slab *s, const char *fn, int steps, void *a, vo
         void *w = cur;
         cur = nxt, nxt = w;
     }
+    if (overlap && !steps) CUPAT_TRY(order_after(ctx, c->ev[1], side, ms));
     *result = cur;
     return CUPAT_SUCCESS;
 }
@@ -217,14 +192,11 @@ cupat_status cupat__stencil3d_dist_mode(cupat_comm *comm, cupat_type type, size_
     s.up = comm->rank < comm->size - 1;
     windows(&s);
 
-    s3_side sd = {0};
-    cupat_status st = CUPAT_SUCCESS;
-    if (mode == DIST_S3_OVERLAP && ctx->backend == CUPAT_BACKEND_CUDA && (s.down || s.up) &&
-        steps > 0)
-        st = side_create(ctx, &sd);
-    if (st == CUPAT_SUCCESS) st = run(&s, fn, steps, a, b, &sd, result);
-    side_destroy(&sd);
-    return st;
+    /* the second stream where it can overlap: CUDA, a neighbour */
+    const int overlap =
+        mode == DIST_S3_OVERLAP && ctx->backend == CUPAT_BACKEND_CUDA && (s.down || s.up);
+    if (overlap) CUPAT_TRY(cupat__dist_side(comm));
+    return run(&s, fn, steps, a, b, overlap, result);
 }
 
 cupat_status cupat_stencil3d_dist(cupat_comm *comm, cupat_type type, size_t nx, size_t ny,
