@@ -401,10 +401,11 @@ static void test_errors(cupat_comm *c)
 /* ------------------------------------------------------- stencil3d_dist -- */
 
 /* own planes of rank r in split `shape`: even, uneven with a single plane on
- * rank 0, on the middle rank, on the last */
+ * rank 0, on the middle rank, on the last; more planes than a CUDA block's
+ * walk in z (32) */
 static size_t s3_own(int shape, int r)
 {
-    static const size_t own[4][3] = {{3, 3, 3}, {1, 4, 2}, {5, 1, 3}, {2, 3, 1}};
+    static const size_t own[5][3] = {{3, 3, 3}, {1, 4, 2}, {5, 1, 3}, {2, 3, 1}, {34, 40, 33}};
     return r == nproc - 1 && shape == 3 ? 1 : own[shape][r % 3];
 }
 
@@ -507,6 +508,7 @@ static void test_stencil3d(cupat_comm *c)
         {CUPAT_F64, 27, 7, 6, 0, 0, 2, 3, DIST_S3_SERIAL},    {CUPAT_F64, 7, 3, 3, 1, 1, 3, 0, DIST_S3_OVERLAP},
         {CUPAT_F32, 27, 2, 5, 0, 0, 2, 1, DIST_S3_OVERLAP},   {CUPAT_F32, 27, 40, 35, 0, 0, 3, 2, DIST_S3_OVERLAP},
         {CUPAT_F32, 7, 0, 5, 0, 0, 2, 0, DIST_S3_OVERLAP},
+        {CUPAT_F32, 7, 12, 10, 1, 0, 3, 4, DIST_S3_OVERLAP},  {CUPAT_F64, 27, 11, 9, 0, 2, 2, 4, DIST_S3_SERIAL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) s3_run(c, &cases[i]);
 
