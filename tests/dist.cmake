@@ -8,6 +8,8 @@ endif()
 add_executable(test_dist test_dist.c)
 target_link_libraries(test_dist PRIVATE cupat_dist m)
 target_compile_options(test_dist PRIVATE ${CUPAT_C_WARNINGS})
+# src/dist/dist_stencil.h: the serial order of cupat_stencil3d_dist
+target_include_directories(test_dist PRIVATE ${PROJECT_SOURCE_DIR}/src)
 set(mpi_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMP_NUM_THREADS=1")
 foreach(np 2 3)
   add_test(NAME test_dist.cpu.np${np}

@@ -16,11 +16,19 @@
  *  - cupat_allreduce_dist: every type and op, in place and not, n from 0 to
  *    more than the ranks, against a host combination in rank order (bits;
  *    NaN as NaN);
+ *  - cupat_stencil3d_dist: every rank builds the same global grid and
+ *    takes its slab of it (uneven splits, a rank with a single own plane,
+ *    ghost planes poisoned); after 0 .. 5 steps (7 and 27 points, f32 and
+ *    f64, padded ldy / ldz, the overlapped and the serial order) the whole
+ *    slab, ghost planes included, equals cupat_stencil3d_run of the global
+ *    grid on a CPU context bit for bit, and the padding is untouched; bad
+ *    arguments each a clear status without communicating;
  * --backend cuda: the same on rank % device-count's GPU, through every
  * transport that loads (nccl where libnccl.so.2 is found, mpi-staged always),
  * or the one --transport names (skips without a GPU: every rank exits 77). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cupat_dist.h"
+#include "dist/dist_stencil.h" /* cupat__stencil3d_dist_mode: the serial order */
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -390,6 +398,173 @@ static void test_errors(cupat_comm *c)
     CHECK(cupat_comm_create(NULL, ctx, MPI_COMM_WORLD) == CUPAT_ERROR_NULL_POINTER, "NULL comm out");
 }
 
+/* ------------------------------------------------------- stencil3d_dist -- */
+
+/* own planes of rank r in split `shape`: even, uneven with a single plane on
+ * rank 0, on the middle rank, on the last; more planes than a CUDA block's
+ * walk in z (32) */
+static size_t s3_own(int shape, int r)
+{
+    static const size_t own[5][3] = {{3, 3, 3}, {1, 4, 2}, {5, 1, 3}, {2, 3, 1}, {34, 40, 33}};
+    return r == nproc - 1 && shape == 3 ? 1 : own[shape][r % 3];
+}
+
+/* the poison of unwritten elements: a NaN whose payload no step makes */
+static void s3_poison(cupat_type t, void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (t == CUPAT_F32) memcpy((char *)p + 4 * i, &(uint32_t){0x7fc0dead}, 4);
+        else memcpy((char *)p + 8 * i, &(uint64_t){0x7ff80000deadbeefull}, 8);
+    }
+}
+
+typedef struct s3_case {
+    cupat_type t;
+    int points;
+    size_t nx, ny, pad_y, pad_z;
+    int steps, shape;
+    dist_s3_mode mode;
+} s3_case;
+
+static void s3_run(cupat_comm *c, const s3_case *k)
+{
+    const size_t es = cupat_type_size(k->t), nx = k->nx, ny = k->ny;
+    const size_t ldy = nx + k->pad_y, ldz = ldy * ny + k->pad_z;
+    size_t NZ = 2, off = 0;
+    for (int r = 0; r < nproc; r++) {
+        if (r < rank) off += s3_own(k->shape, r);
+        NZ += s3_own(k->shape, r);
+    }
+    const size_t nz = s3_own(k->shape, rank) + 2, gbytes = NZ * ldz * es, bytes = nz * ldz * es;
+    double co[27];
+    for (int i = 0; i < k->points; i++) co[i] = (i % 2 ? 0.7 : -0.45) / k->points + 0.013 * (i % 5);
+    /* the global grid: points from the generator, padding poisoned */
+    char *g = malloc(gbytes), *g2 = malloc(gbytes), *slab = malloc(bytes), *got = malloc(bytes);
+    s3_poison(k->t, g, NZ * ldz);
+    s3_poison(k->t, g2, NZ * ldz);
+    for (size_t z = 0; z < NZ; z++)
+        for (size_t y = 0; y < ny; y++)
+            for (size_t x = 0; x < nx; x++) {
+                const double v = (double)(mix(x + nx * (y + ny * z) + 977 * (size_t)k->steps) % 2001) / 1000.0 - 1.0;
+                const size_t p = (x + y * ldy + z * ldz) * es;
+                if (k->t == CUPAT_F32) memcpy(g + p, &(float){(float)v}, 4);
+                else memcpy(g + p, &v, 8);
+            }
+    /* this rank's slab: global planes off .. off + nz - 1, the ghost planes
+     * between ranks poisoned (their contents on entry are ignored) */
+    memcpy(slab, g + off * ldz * es, bytes);
+    if (rank > 0) s3_poison(k->t, slab, ldz);
+    if (rank < nproc - 1) s3_poison(k->t, slab + (nz - 1) * ldz * es, ldz);
+    void *a = NULL, *b = NULL, *res = NULL;
+    cupat_malloc(ctx, &a, bytes);
+    cupat_malloc(ctx, &b, bytes);
+    cupat_memcpy(ctx, a, slab, bytes);
+    s3_poison(k->t, got, nz * ldz);
+    cupat_memcpy(ctx, b, got, bytes);
+    cupat_status s = cupat__stencil3d_dist_mode(c, k->t, nx, ny, nz, k->pad_y ? ldy : 0, k->pad_z ? ldz : 0,
+                                                k->points, co, k->steps, a, b, &res, k->mode);
+    CHECK(s == CUPAT_SUCCESS, "stencil3d_dist %s %d-point %zux%zu steps %d: %s", cupat_type_name(k->t), k->points,
+          nx, ny, k->steps, cupat_last_error(ctx));
+    CHECK(res == (k->steps % 2 ? b : a), "stencil3d_dist steps %d: result %p, a %p, b %p", k->steps, res, a, b);
+    /* the whole grid on one process */
+    cupat_ctx *cpu = NULL;
+    cupat_create(&cpu, CUPAT_BACKEND_CPU, -1);
+    void *want = NULL;
+    cupat_status ws = cupat_stencil3d_run(cpu, k->t, nx, ny, NZ, ldy, ldz, k->points, co, k->steps, g, g2, &want);
+    CHECK(ws == CUPAT_SUCCESS, "stencil3d_run: %s", cupat_last_error(cpu));
+    if (s == CUPAT_SUCCESS && ws == CUPAT_SUCCESS && (res == a || res == b)) {
+        cupat_memcpy(ctx, got, res, bytes);
+        cupat_sync(ctx);
+        const char *w = (const char *)want + off * ldz * es;
+        size_t bad = 0, first = (size_t)-1;
+        for (size_t i = 0; i < nz * ldz; i++) {
+            const size_t q = i % ldz, y = q / ldy, x = q % ldy;
+            const int point = y < ny && x < nx;
+            /* points: the global grid's; padding: still the poison */
+            const int ok = point ? !memcmp(got + i * es, w + i * es, es) : !memcmp(got + i * es, slab + i * es, es);
+            if (!ok && !bad++) first = i;
+        }
+        CHECK(!bad, "stencil3d_dist %s %d-point %zux%zu (ldy %zu, ldz %zu) split %d, steps %d, %s: %zu of %zu "
+              "elements differ on rank %d (planes %zu..%zu of %zu), first at plane %zu, y %zu, x %zu",
+              cupat_type_name(k->t), k->points, nx, ny, ldy, ldz, k->shape, k->steps,
+              k->mode == DIST_S3_SERIAL ? "serial" : "overlapped", bad, nz * ldz, rank, off, off + nz - 1, NZ,
+              first / ldz, first % ldz / ldy, first % ldy);
+    }
+    cupat_destroy(cpu);
+    cupat_free(ctx, a);
+    cupat_free(ctx, b);
+    free(g);
+    free(g2);
+    free(slab);
+    free(got);
+}
+
+static void test_stencil3d(cupat_comm *c)
+{
+    const s3_case cases[] = {
+        {CUPAT_F32, 7, 13, 11, 0, 0, 0, 0, DIST_S3_OVERLAP},  {CUPAT_F32, 7, 13, 11, 3, 5, 1, 1, DIST_S3_OVERLAP},
+        {CUPAT_F64, 7, 12, 9, 0, 0, 2, 2, DIST_S3_OVERLAP},   {CUPAT_F32, 27, 10, 12, 2, 7, 3, 1, DIST_S3_OVERLAP},
+        {CUPAT_F64, 27, 9, 10, 1, 0, 4, 3, DIST_S3_OVERLAP},  {CUPAT_F32, 7, 8, 8, 0, 3, 5, 2, DIST_S3_SERIAL},
+        {CUPAT_F64, 27, 7, 6, 0, 0, 2, 3, DIST_S3_SERIAL},    {CUPAT_F64, 7, 3, 3, 1, 1, 3, 0, DIST_S3_OVERLAP},
+        {CUPAT_F32, 27, 2, 5, 0, 0, 2, 1, DIST_S3_OVERLAP},   {CUPAT_F32, 27, 40, 35, 0, 0, 3, 2, DIST_S3_OVERLAP},
+        {CUPAT_F32, 7, 0, 5, 0, 0, 2, 0, DIST_S3_OVERLAP},
+        {CUPAT_F32, 7, 12, 10, 1, 0, 3, 4, DIST_S3_OVERLAP},  {CUPAT_F64, 27, 11, 9, 0, 2, 2, 4, DIST_S3_SERIAL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) s3_run(c, &cases[i]);
+
+    /* bad arguments: a clear status naming the argument, no communication
+     * (every rank alone); a 4^3 f32 grid unless the row says otherwise */
+    enum { P_A, P_B, P_NULL, P_A64, P_A2, P_HOST }; /* what a grid argument is */
+    static const struct {
+        const char *what;
+        cupat_type t;
+        size_t nz, ldy;
+        int points, no_coeffs, steps, pa, pb, no_result;
+        cupat_status want;
+        const char *msg;
+    } bad[] = {
+        {"NULL result", CUPAT_F32, 4, 0, 7, 0, 1, P_A, P_B, 1, CUPAT_ERROR_NULL_POINTER, "result is NULL"},
+        {"type i32", CUPAT_I32, 4, 0, 7, 0, 1, P_A, P_B, 0, CUPAT_ERROR_INVALID_VALUE, "type = "},
+        {"9 points", CUPAT_F32, 4, 0, 9, 0, 1, P_A, P_B, 0, CUPAT_ERROR_INVALID_VALUE, "points = 9"},
+        {"NULL coeffs", CUPAT_F32, 4, 0, 7, 1, 1, P_A, P_B, 0, CUPAT_ERROR_NULL_POINTER, "coeffs is NULL"},
+        {"nz = 2", CUPAT_F32, 2, 0, 7, 0, 1, P_A, P_B, 0, CUPAT_ERROR_INVALID_VALUE, "nz = 2"},
+        {"steps -1", CUPAT_F32, 4, 0, 7, 0, -1, P_A, P_B, 0, CUPAT_ERROR_INVALID_VALUE, "steps = -1"},
+        {"ldy < nx", CUPAT_F32, 4, 3, 7, 0, 1, P_A, P_B, 0, CUPAT_ERROR_INVALID_VALUE, "ldy = 3"},
+        {"NULL a", CUPAT_F32, 4, 0, 7, 0, 1, P_NULL, P_B, 0, CUPAT_ERROR_NULL_POINTER, "a is NULL"},
+        {"NULL b", CUPAT_F64, 4, 0, 27, 0, 1, P_A, P_NULL, 0, CUPAT_ERROR_NULL_POINTER, "b is NULL"},
+        {"a and b overlap", CUPAT_F32, 4, 0, 7, 0, 1, P_A, P_A64, 0, CUPAT_ERROR_INVALID_VALUE, "overlaps a"},
+        {"misaligned b", CUPAT_F32, 4, 0, 7, 0, 1, P_A, P_A2, 0, CUPAT_ERROR_INVALID_VALUE, "aligned"},
+        {"host a on CUDA", CUPAT_F32, 4, 0, 7, 0, 1, P_HOST, P_B, 0, CUPAT_ERROR_HOST_POINTER, "a = "},
+        {"host b on CUDA", CUPAT_F32, 4, 0, 7, 0, 1, P_A, P_HOST, 0, CUPAT_ERROR_HOST_POINTER, "b = "},
+    };
+    double co[27] = {0};
+    void *a = NULL, *b = NULL, *res = NULL;
+    cupat_malloc(ctx, &a, 1024);
+    cupat_malloc(ctx, &b, 512);
+    double *host = calloc(64, sizeof *host);
+    const int cuda = cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if ((bad[i].pa == P_HOST || bad[i].pb == P_HOST) && !cuda) continue;
+        void *const ptr[] = {a, b, NULL, (char *)a + 64, (char *)a + 2, host};
+        cupat_status s = cupat_stencil3d_dist(c, bad[i].t, 4, 4, bad[i].nz, bad[i].ldy, 0, bad[i].points,
+                                              bad[i].no_coeffs ? NULL : co, bad[i].steps, ptr[bad[i].pa],
+                                              ptr[bad[i].pb], bad[i].no_result ? NULL : &res);
+        CHECK(s == bad[i].want, "stencil3d_dist %s: %s (want %s)", bad[i].what, cupat_status_string(s),
+              cupat_status_string(bad[i].want));
+        CHECK(strstr(cupat_last_error(ctx), bad[i].msg) != NULL, "stencil3d_dist %s: message: %s", bad[i].what,
+              cupat_last_error(ctx));
+    }
+    CHECK(cupat_stencil3d_dist(NULL, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, b, &res) == CUPAT_ERROR_NULL_POINTER,
+          "stencil3d_dist NULL comm");
+    CHECK(strstr(cupat_last_error(NULL), "comm is NULL") != NULL, "message: %s", cupat_last_error(NULL));
+    CHECK(cupat__stencil3d_dist_mode(c, CUPAT_F32, 4, 4, 4, 0, 0, 7, co, 1, a, b, &res, (dist_s3_mode)7) ==
+              CUPAT_ERROR_INVALID_VALUE,
+          "stencil3d_dist mode 7");
+    free(host);
+    cupat_free(ctx, a);
+    cupat_free(ctx, b);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -440,6 +615,7 @@ int main(int argc, char **argv)
         test_reduce(c);
         test_sort(c);
         test_allreduce(c);
+        test_stencil3d(c);
         test_errors(c);
         cupat_comm_destroy(c);
         snprintf(done + strlen(done), sizeof done - strlen(done), "%s%s%s", *done ? ", " : "", tn,

@@ -148,7 +148,12 @@ cupat_status cupat__dist_buffer(cupat_comm *c, int i, size_t bytes, void **p)
 cupat_status cupat__dist_side(cupat_comm *c)
 {
     if (c->side) return CUPAT_SUCCESS;
-    CUPAT_CUDA_TRY(c->ctx, cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking));
+    /* the highest priority: what runs there (an exchange, the stencil's
+     * boundary planes) is what the other ranks wait for, so its blocks go
+     * ahead of the context stream's waiting ones */
+    int least = 0, greatest = 0;
+    CUPAT_CUDA_TRY(c->ctx, cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CUPAT_CUDA_TRY(c->ctx, cudaStreamCreateWithPriority(&c->side, cudaStreamNonBlocking, greatest));
     for (int i = 0; i < 2; i++)
         CUPAT_CUDA_TRY(c->ctx, cudaEventCreateWithFlags(&c->ev[i], cudaEventDisableTiming));
     return CUPAT_SUCCESS;

@@ -43,10 +43,12 @@ _Static_assert(sizeof s3_rungs / sizeof s3_rungs[0] == S3_COUNT, "stencil3d ladd
 
 const cupat_pattern_desc cupat__pattern_stencil3d = {"stencil3d", s3_rungs, S3_COUNT};
 
-/* Checks shared by both calls; fills r (ldy, ldz resolved) and *bytes. */
-static cupat_status check_grid(cupat_ctx *ctx, const char *fn, cupat_type type, size_t nx,
-                               size_t ny, size_t nz, size_t ldy, size_t ldz, int points,
-                               const double *coeffs, s3_req *r, size_t *bytes)
+/* Checks shared by both calls (and cupat_stencil3d_dist); fills r (ldy, ldz
+ * resolved) and *bytes. */
+cupat_status cupat__stencil3d_check_grid(cupat_ctx *ctx, const char *fn, cupat_type type,
+                                         size_t nx, size_t ny, size_t nz, size_t ldy,
+                                         size_t ldz, int points, const double *coeffs,
+                                         s3_req *r, size_t *bytes)
 {
     if (type != CUPAT_F32 && type != CUPAT_F64)
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: type = %d (CUPAT_F32 or CUPAT_F64)",
@@ -83,12 +85,13 @@ static cupat_status check_grid(cupat_ctx *ctx, const char *fn, cupat_type type, 
     memset(r, 0, sizeof *r);
     r->f64 = type == CUPAT_F64;
     r->nx = nx, r->ny = ny, r->nz = nz, r->ldy = ldy, r->ldz = ldz, r->points = points;
+    r->z0 = 0, r->z1 = nz;
     for (int k = 0; k < points; k++) r->c[k] = coeffs[k];
     return CUPAT_SUCCESS;
 }
 
-static cupat_status check_buf(cupat_ctx *ctx, const char *fn, const char *arg, const void *p,
-                              size_t bytes, size_t es)
+cupat_status cupat__stencil3d_check_buf(cupat_ctx *ctx, const char *fn, const char *arg,
+                                        const void *p, size_t bytes, size_t es)
 {
     CUPAT_TRY(cupat__check_data(ctx, fn, arg, p, bytes));
     if (bytes && (uintptr_t)p % es)
@@ -104,7 +107,18 @@ static cupat_status one_step(cupat_ctx *ctx, int rung, const s3_req *r, int step
         cupat__stencil3d_cpu(r, rung == S3_OPENMP, in, out);
         return CUPAT_SUCCESS;
     }
-    return cupat__stencil3d_cuda(ctx, rung, r, steps, in, out);
+    return cupat__stencil3d_cuda(ctx, rung, r, steps, ctx->stream, in, out);
+}
+
+cupat_status cupat__stencil3d_window(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
+                                     const void *in, void *out)
+{
+    if (r->z1 <= r->z0 || !r->nx || !r->ny) return CUPAT_SUCCESS;
+    if (ctx->backend != CUPAT_BACKEND_CUDA) {
+        cupat__stencil3d_cpu(r, 1, in, out);
+        return CUPAT_SUCCESS;
+    }
+    return cupat__stencil3d_cuda(ctx, S3_REGTILE, r, 1, stream, in, out);
 }
 
 cupat_status cupat_stencil3d(cupat_ctx *ctx, cupat_type type, size_t nx, size_t ny, size_t nz,
@@ -115,10 +129,11 @@ cupat_status cupat_stencil3d(cupat_ctx *ctx, cupat_type type, size_t nx, size_t 
     s3_req r;
     size_t bytes;
     CUPAT_TRY(cupat__begin(ctx, fn));
-    CUPAT_TRY(check_grid(ctx, fn, type, nx, ny, nz, ldy, ldz, points, coeffs, &r, &bytes));
+    CUPAT_TRY(cupat__stencil3d_check_grid(ctx, fn, type, nx, ny, nz, ldy, ldz, points, coeffs,
+                                          &r, &bytes));
     const size_t es = r.f64 ? 8 : 4;
-    CUPAT_TRY(check_buf(ctx, fn, "in", in, bytes, es));
-    CUPAT_TRY(check_buf(ctx, fn, "out", out, bytes, es));
+    CUPAT_TRY(cupat__stencil3d_check_buf(ctx, fn, "in", in, bytes, es));
+    CUPAT_TRY(cupat__stencil3d_check_buf(ctx, fn, "out", out, bytes, es));
     CUPAT_TRY(cupat__check_disjoint(ctx, fn, "out", cupat__extent1(out, bytes), "in",
                                     cupat__extent1(in, bytes), NULL));
     const cupat_variant_info *v;
@@ -141,10 +156,11 @@ cupat_status cupat_stencil3d_run(cupat_ctx *ctx, cupat_type type, size_t nx, siz
     if (steps < 0)
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: steps = %d (must be >= 0)", fn,
                            steps);
-    CUPAT_TRY(check_grid(ctx, fn, type, nx, ny, nz, ldy, ldz, points, coeffs, &r, &bytes));
+    CUPAT_TRY(cupat__stencil3d_check_grid(ctx, fn, type, nx, ny, nz, ldy, ldz, points, coeffs,
+                                          &r, &bytes));
     const size_t es = r.f64 ? 8 : 4;
-    CUPAT_TRY(check_buf(ctx, fn, "a", a, bytes, es));
-    CUPAT_TRY(check_buf(ctx, fn, "b", b, bytes, es));
+    CUPAT_TRY(cupat__stencil3d_check_buf(ctx, fn, "a", a, bytes, es));
+    CUPAT_TRY(cupat__stencil3d_check_buf(ctx, fn, "b", b, bytes, es));
     CUPAT_TRY(cupat__check_disjoint(ctx, fn, "b", cupat__extent1(b, bytes), "a",
                                     cupat__extent1(a, bytes), NULL));
     const cupat_variant_info *v;

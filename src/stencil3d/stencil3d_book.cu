@@ -70,7 +70,9 @@ __global__ void __launch_bounds__(SI *SI *SI) k_smem(Grid g, Coef<T> k, const T 
 // Three planes z-1, z, z+1 sit in shared memory as a ring (slot z % 3): a
 // step loads one new plane. PMPP 8.5 (REG, 7-point only): the z-1 and z+1
 // values of the thread's own column live in registers, only plane z in
-// shared memory: a third of the shared memory, no ring.
+// shared memory: a third of the shared memory, no ring. Both write only the
+// planes [g.z0, g.z1) (the window cupat__stencil3d_window gives; the whole
+// grid otherwise), reading z0 - 1 and z1 as neighbours.
 constexpr int CI = 32, CO = CI - 2, ZC = 32;
 
 template <class T, int P, bool REG>
@@ -81,12 +83,12 @@ __global__ void __launch_bounds__(CI *CI) k_coarse(Grid g, Coef<T> k, const T *_
     const long long x = (long long)blockIdx.x * CO - 1 + threadIdx.x;
     const int tx = threadIdx.x, ty = threadIdx.y;
     const bool inner = tx >= 1 && tx <= CO && ty >= 1 && ty <= CO;
-    for (long long zc = blockIdx.z; zc * ZC < g.nz; zc += gridDim.z)
+    for (long long zc = blockIdx.z; g.z0 + zc * ZC < g.z1; zc += gridDim.z)
         for (long long by = blockIdx.y; by * CO < g.ny; by += gridDim.y) {
             const long long y = by * CO - 1 + ty;
             const bool in_xy = x >= 0 && x < g.nx && y >= 0 && y < g.ny;
             const long long col = x + y * g.ldy;
-            const long long z0 = zc * ZC, z1 = z0 + ZC < g.nz ? z0 + ZC : g.nz;
+            const long long z0 = g.z0 + zc * ZC, z1 = z0 + ZC < g.z1 ? z0 + ZC : g.z1;
             auto ld = [&](long long z) { return in_xy && z >= 0 && z < g.nz ? in[col + z * g.ldz] : T(0); };
             T prev = ld(z0 - 1), cur = ld(z0), next; // REG: the column's values
             __syncthreads();
@@ -122,14 +124,17 @@ __global__ void __launch_bounds__(CI *CI) k_coarse(Grid g, Coef<T> k, const T *_
 unsigned gdim(long long n, long long cap) { return (unsigned)(n < cap ? n : cap); }
 
 template <class T, int P>
-cupat_status launch(cupat_ctx *ctx, int rung, const s3_req *r, const void *vin, void *vout)
+cupat_status launch(cupat_ctx *ctx, int rung, const s3_req *r, cudaStream_t s, const void *vin,
+                    void *vout)
 {
     const Grid g = make_grid(r);
     const Coef<T> k = make_coef<T>(r);
     const T *in = static_cast<const T *>(vin);
     T *out = static_cast<T *>(vout);
-    cudaStream_t s = ctx->stream;
     auto cd = [](long long n, long long d) { return (n + d - 1) / d; };
+    if ((g.z0 != 0 || g.z1 != g.nz) && rung != S3_COARSE_Z && rung != S3_REGTILE)
+        return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_stencil3d: rung %d takes no z window",
+                           rung);
     switch (rung) {
     case S3_BASIC:
         k_basic<T, P><<<dim3(gdim(cd(g.nx, 32), 0x7fffffff), gdim(cd(g.ny, 4), 65535),
@@ -144,7 +149,7 @@ cupat_status launch(cupat_ctx *ctx, int rung, const s3_req *r, const void *vin, 
     case S3_COARSE_Z:
     case S3_REGTILE: {
         const dim3 grid(gdim(cd(g.nx, CO), 0x7fffffff), gdim(cd(g.ny, CO), 65535),
-                        gdim(cd(g.nz, ZC), 65535));
+                        gdim(cd(g.z1 - g.z0, ZC), 65535));
         // Register tiling needs only the column's own z neighbours: 7-point.
         if (rung == S3_REGTILE && P == 7) {
             k_coarse<T, P, true><<<grid, dim3(CI, CI), 0, s>>>(g, k, in, out);
@@ -160,12 +165,17 @@ cupat_status launch(cupat_ctx *ctx, int rung, const s3_req *r, const void *vin, 
 } // namespace
 
 cupat_status cupat__stencil3d_cuda(cupat_ctx *ctx, int rung, const s3_req *r, int steps,
-                                   const void *in, void *out)
+                                   cudaStream_t stream, const void *in, void *out)
 {
-    if (rung == S3_TEMPORAL) return cupat__stencil3d_temporal(ctx, r, steps, in, out);
+    if (rung == S3_TEMPORAL) {
+        if (r->z0 != 0 || r->z1 != r->nz)
+            return cupat__fail(ctx, CUPAT_ERROR_INTERNAL,
+                               "cupat_stencil3d: temporal takes no z window");
+        return cupat__stencil3d_temporal(ctx, r, steps, stream, in, out);
+    }
     if (r->f64)
-        return r->points == 7 ? launch<double, 7>(ctx, rung, r, in, out)
-                              : launch<double, 27>(ctx, rung, r, in, out);
-    return r->points == 7 ? launch<float, 7>(ctx, rung, r, in, out)
-                          : launch<float, 27>(ctx, rung, r, in, out);
+        return r->points == 7 ? launch<double, 7>(ctx, rung, r, stream, in, out)
+                              : launch<double, 27>(ctx, rung, r, stream, in, out);
+    return r->points == 7 ? launch<float, 7>(ctx, rung, r, stream, in, out)
+                          : launch<float, 27>(ctx, rung, r, stream, in, out);
 }

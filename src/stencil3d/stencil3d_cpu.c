@@ -2,7 +2,8 @@
  * interior point is one chain of fma (f64) / fmaf (f32) from +0 over the
  * coefficients in index order; halo points are copied. "serial" is one
  * thread, "openmp" splits the planes. x86 hosts with FMA take a clone
- * compiled for it (fma is exact either way). */
+ * compiled for it (fma is exact either way). Only the planes of the request's
+ * window [z0, z1) are written. */
 #include "stencil3d/stencil3d_internal.h"
 
 #include <math.h>
@@ -27,7 +28,7 @@ static const int o7[7][3] = {{0, 0, 0},  {-1, 0, 0}, {1, 0, 0}, {0, -1, 0},
         }                                                                                    \
         const size_t nx = r->nx, ny = r->ny, nz = r->nz;                                     \
         _Pragma("omp parallel for schedule(static) if (parallel)")                           \
-        for (size_t z = 0; z < nz; z++)                                                      \
+        for (size_t z = r->z0; z < r->z1; z++)                                               \
             for (size_t y = 0; y < ny; y++) {                                                \
                 const size_t row = z * r->ldz + y * r->ldy;                                  \
                 const int hy = z == 0 || z == nz - 1 || y == 0 || y == ny - 1;               \

@@ -12,6 +12,7 @@ namespace cupat_s3 {
 
 struct Grid {
     long long nx, ny, nz, ldy, ldz;
+    long long z0, z1; // the planes written: [z0, z1) (coarse_z / regtile; the others: 0, nz)
 };
 
 template <class T>
@@ -62,10 +63,10 @@ inline Coef<T> make_coef(const s3_req *r)
 inline Grid make_grid(const s3_req *r)
 {
     return Grid{(long long)r->nx, (long long)r->ny, (long long)r->nz, (long long)r->ldy,
-                (long long)r->ldz};
+                (long long)r->ldz, (long long)r->z0, (long long)r->z1};
 }
 
 } // namespace cupat_s3
 
 cupat_status cupat__stencil3d_temporal(cupat_ctx *ctx, const s3_req *r, int steps,
-                                       const void *in, void *out);
+                                       cudaStream_t stream, const void *in, void *out);

@@ -21,18 +21,40 @@ enum cupat_stencil3d_rung {
     S3_COUNT
 };
 
-/* A checked request: sizes include the halo; ldy, ldz resolved (elements). */
+/* A checked request: sizes include the halo; ldy, ldz resolved (elements).
+ * z0, z1: the planes a step writes, [z0, z1) (0, nz: all; halo planes among
+ * them are copied, the others read only as neighbours z0 - 1 and z1). Only
+ * the CPU backend and the coarse_z / regtile rungs take a window (the others
+ * refuse one): cupat__stencil3d_window. */
 typedef struct s3_req {
     int f64; /* 0: float, 1: double */
     size_t nx, ny, nz, ldy, ldz;
+    size_t z0, z1;
     int points;        /* 7 or 27 */
     double c[27];      /* as given; f32 rungs round each to float */
 } s3_req;
 
+/* The argument checks of cupat_stencil3d (type, points, coeffs, ldy, ldz,
+ * sizes): fills r (ldy, ldz resolved, the whole grid as window) and *bytes
+ * (what a grid spans); and of one grid argument (backend memory, aligned). */
+cupat_status cupat__stencil3d_check_grid(cupat_ctx *ctx, const char *fn, cupat_type type,
+                                         size_t nx, size_t ny, size_t nz, size_t ldy,
+                                         size_t ldz, int points, const double *coeffs,
+                                         s3_req *r, size_t *bytes);
+cupat_status cupat__stencil3d_check_buf(cupat_ctx *ctx, const char *fn, const char *arg,
+                                        const void *p, size_t bytes, size_t es);
+
+/* One step in -> out over r's window of planes only, for callers that split
+ * a step (cupat_stencil3d_dist): CUDA: the fastest single-step rung
+ * (regtile; coarse_z for 27 points) on `stream`; CPU: the OpenMP loop
+ * (stream ignored). Every point as cupat_stencil3d computes it. */
+cupat_status cupat__stencil3d_window(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
+                                     const void *in, void *out);
+
 /* One step in -> out with rung `rung` (a CUDA rung; S3_TEMPORAL runs
- * `steps` (1, 2 or 4) steps in one pass). */
+ * `steps` (1, 2 or 4) steps in one pass) on `stream`. */
 cupat_status cupat__stencil3d_cuda(cupat_ctx *ctx, int rung, const s3_req *r, int steps,
-                                   const void *in, void *out);
+                                   cudaStream_t stream, const void *in, void *out);
 void cupat__stencil3d_cpu(const s3_req *r, int parallel, const void *in, void *out);
 
 #ifdef __cplusplus

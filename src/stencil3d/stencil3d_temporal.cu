@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(TX *TY) k_temporal(Grid g, Coef<T> k, const T 
 }
 
 template <class T, int P, int TS>
-cupat_status launch(cupat_ctx *ctx, const s3_req *r, const void *in, void *out)
+cupat_status launch(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream, const void *in, void *out)
 {
     const size_t smem = (size_t)TS * 3 * (TX + 2 * TS) * (TY + 2 * TS) * sizeof(T);
     CUPAT_TRY(cupat__opt_in_smem(ctx, "cupat_stencil3d", (const void *)k_temporal<T, P, TS>, smem,
@@ -90,18 +90,19 @@ cupat_status launch(cupat_ctx *ctx, const s3_req *r, const void *in, void *out)
     const Grid g = make_grid(r);
     const long long n = ((g.nx + TX - 1) / TX) * ((g.ny + TY - 1) / TY);
     k_temporal<T, P, TS><<<(unsigned)(n < 0x7fffffff ? n : 0x7fffffff), dim3(TX, TY), smem,
-                           ctx->stream>>>(g, make_coef<T>(r), static_cast<const T *>(in),
+                           stream>>>(g, make_coef<T>(r), static_cast<const T *>(in),
                                           static_cast<T *>(out));
     return cupat__launched(ctx, "stencil3d k_temporal");
 }
 
 template <class T, int P>
-cupat_status by_steps(cupat_ctx *ctx, const s3_req *r, int steps, const void *in, void *out)
+cupat_status by_steps(cupat_ctx *ctx, const s3_req *r, int steps, cudaStream_t stream,
+                      const void *in, void *out)
 {
     switch (steps) {
-    case 1: return launch<T, P, 1>(ctx, r, in, out);
-    case 2: return launch<T, P, 2>(ctx, r, in, out);
-    case 4: return launch<T, P, 4>(ctx, r, in, out);
+    case 1: return launch<T, P, 1>(ctx, r, stream, in, out);
+    case 2: return launch<T, P, 2>(ctx, r, stream, in, out);
+    case 4: return launch<T, P, 4>(ctx, r, stream, in, out);
     }
     return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_stencil3d: temporal has no %d steps",
                        steps);
@@ -110,11 +111,11 @@ cupat_status by_steps(cupat_ctx *ctx, const s3_req *r, int steps, const void *in
 } // namespace
 
 cupat_status cupat__stencil3d_temporal(cupat_ctx *ctx, const s3_req *r, int steps,
-                                       const void *in, void *out)
+                                       cudaStream_t stream, const void *in, void *out)
 {
     if (r->f64)
-        return r->points == 7 ? by_steps<double, 7>(ctx, r, steps, in, out)
-                              : by_steps<double, 27>(ctx, r, steps, in, out);
-    return r->points == 7 ? by_steps<float, 7>(ctx, r, steps, in, out)
-                          : by_steps<float, 27>(ctx, r, steps, in, out);
+        return r->points == 7 ? by_steps<double, 7>(ctx, r, steps, stream, in, out)
+                              : by_steps<double, 27>(ctx, r, steps, stream, in, out);
+    return r->points == 7 ? by_steps<float, 7>(ctx, r, steps, stream, in, out)
+                          : by_steps<float, 27>(ctx, r, steps, stream, in, out);
 }
