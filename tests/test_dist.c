@@ -13,10 +13,15 @@
  *    permutation, sorted: the same bits since the order is total);
  *  - bad arguments: NULL comm, unknown type/op/order, NULL outputs, a host
  *    pointer on the CUDA backend, each a clear status on every rank.
- * --backend cuda: the same through the staged transport (skips without a
- * GPU: every rank exits 77). */
+ *  - cupat_allreduce_dist: every type and op, in place and not, n from 0 to
+ *    more than the ranks, against a host combination in rank order (bits;
+ *    NaN as NaN);
+ * --backend cuda: the same on rank % device-count's GPU, through every
+ * transport that loads (nccl where libnccl.so.2 is found, mpi-staged always),
+ * or the one --transport names (skips without a GPU: every rank exits 77). */
 #include "cupat_dist.h"
 
+#include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -227,6 +232,95 @@ static void test_sort(cupat_comm *c)
                 }
 }
 
+/* the host's combination of two elements, cupat_reduce's rules */
+static void host_comb(cupat_type t, cupat_op op, const void *a, const void *b, void *out)
+{
+    if (t == CUPAT_F32 || t == CUPAT_F64) {
+        double x = t == CUPAT_F32 ? *(const float *)a : *(const double *)a;
+        double y = t == CUPAT_F32 ? *(const float *)b : *(const double *)b;
+        double r;
+        if (op == CUPAT_OP_SUM) {
+            if (t == CUPAT_F32) {
+                float f = *(const float *)a + *(const float *)b;
+                memcpy(out, &f, 4);
+                return;
+            }
+            r = x + y;
+        } else if (isnan(x) || isnan(y)) {
+            r = NAN;
+        } else if (x == y) { /* equal: -0 below +0 */
+            r = (op == CUPAT_OP_MIN) == (signbit(x) != 0) ? x : y;
+        } else {
+            r = (op == CUPAT_OP_MIN) == (x < y) ? x : y;
+        }
+        if (t == CUPAT_F32) {
+            float f = (float)r;
+            memcpy(out, &f, 4);
+        } else {
+            memcpy(out, &r, 8);
+        }
+        return;
+    }
+    const int sgn = t == CUPAT_I32 || t == CUPAT_I64;
+    const size_t es = cupat_type_size(t);
+    uint64_t u = 0, v = 0;
+    memcpy(&u, a, es); /* little-endian: the low bytes */
+    memcpy(&v, b, es);
+    int64_t su = es == 4 ? (int64_t)(int32_t)(uint32_t)u : (int64_t)u, sv = es == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+    uint64_t r;
+    if (op == CUPAT_OP_SUM) r = u + v;
+    else {
+        int less = sgn ? su < sv : u < v;
+        r = (op == CUPAT_OP_MIN) == less ? u : v;
+    }
+    memcpy(out, &r, es);
+}
+
+static void test_allreduce(cupat_comm *c)
+{
+    const cupat_type types[] = {CUPAT_F32, CUPAT_F64, CUPAT_I32, CUPAT_U32, CUPAT_I64, CUPAT_U64};
+    const size_t sizes[] = {0, 1, 2, 7, 10007};
+    for (int ti = 0; ti < 6; ti++)
+        for (int op = CUPAT_OP_SUM; op <= CUPAT_OP_MAX; op++)
+            for (int si = 0; si < 5; si++)
+                for (int which = 0; which < 4; which += 3)
+                    for (int inplace = 0; inplace < 2; inplace++) {
+                        const cupat_type t = types[ti];
+                        const size_t es = cupat_type_size(t), n = sizes[si];
+                        /* rank r's x is elements [r n, (r + 1) n) of the generator */
+                        unsigned char *h = malloc((size_t)nproc * n * es + 8), *want = malloc(n * es + 8),
+                                      *got = malloc(n * es + 8);
+                        for (size_t i = 0; i < (size_t)nproc * n; i++) elem(t, which, i, h + i * es);
+                        if (n) memcpy(want, h, n * es);
+                        for (int r = 1; r < nproc; r++)
+                            for (size_t i = 0; i < n; i++)
+                                host_comb(t, (cupat_op)op, want + i * es, h + ((size_t)r * n + i) * es, want + i * es);
+                        void *x = NULL, *y = NULL;
+                        cupat_malloc(ctx, &x, n * es);
+                        if (n) cupat_memcpy(ctx, x, h + (size_t)rank * n * es, n * es);
+                        if (!inplace) cupat_malloc(ctx, &y, n * es);
+                        cupat_status s = cupat_allreduce_dist(c, t, (cupat_op)op, n, x, inplace ? x : y);
+                        CHECK(s == CUPAT_SUCCESS, "allreduce_dist %s %s n %zu: %s", cupat_type_name(t),
+                              cupat_op_name(op), n, cupat_last_error(ctx));
+                        if (n) cupat_memcpy(ctx, got, inplace ? x : y, n * es);
+                        size_t bad = n;
+                        for (size_t i = 0; i < n && bad == n; i++) {
+                            if (memcmp(got + i * es, want + i * es, es)) {
+                                int nan_both = (t == CUPAT_F32 && isnan(((float *)got)[i]) && isnan(((float *)want)[i])) ||
+                                               (t == CUPAT_F64 && isnan(((double *)got)[i]) && isnan(((double *)want)[i]));
+                                if (!nan_both) bad = i;
+                            }
+                        }
+                        CHECK(bad == n, "allreduce_dist %s %s n %zu which %d%s: element %zu differs",
+                              cupat_type_name(t), cupat_op_name(op), n, which, inplace ? " in place" : "", bad);
+                        cupat_free(ctx, x);
+                        cupat_free(ctx, y);
+                        free(h);
+                        free(want);
+                        free(got);
+                    }
+}
+
 static void test_errors(cupat_comm *c)
 {
     unsigned char r[sizeof(cupat_indexed)];
@@ -256,7 +350,39 @@ static void test_errors(cupat_comm *c)
         CHECK(cupat_sort_dist(c, CUPAT_U32, CUPAT_SORT_ASCENDING, 4, host, &out, &n_out) == CUPAT_ERROR_HOST_POINTER,
               "sort host keys on CUDA");
     }
+    float f = 0;
+    CHECK(cupat_allreduce_dist(NULL, CUPAT_F32, CUPAT_OP_SUM, 1, &f, &f) == CUPAT_ERROR_NULL_POINTER,
+          "allreduce NULL comm");
+    CHECK(cupat_allreduce_dist(c, (cupat_type)9, CUPAT_OP_SUM, 0, NULL, NULL) == CUPAT_ERROR_INVALID_VALUE,
+          "allreduce type 9");
+    CHECK(cupat_allreduce_dist(c, CUPAT_F32, CUPAT_OP_ARGMIN, 0, NULL, NULL) == CUPAT_ERROR_INVALID_VALUE,
+          "allreduce ARGMIN");
+    CHECK(strstr(cupat_last_error(ctx), "CUPAT_OP_SUM") != NULL, "message: %s", cupat_last_error(ctx));
+    CHECK(cupat_allreduce_dist(c, CUPAT_F32, CUPAT_OP_SUM, 4, NULL, NULL) == CUPAT_ERROR_NULL_POINTER,
+          "allreduce NULL x with n = 4");
+    {
+        void *xy = NULL;
+        cupat_malloc(ctx, &xy, 64);
+        CHECK(cupat_allreduce_dist(c, CUPAT_F32, CUPAT_OP_SUM, 8, xy, (char *)xy + 4) == CUPAT_ERROR_INVALID_VALUE,
+              "allreduce overlapping x and y");
+        CHECK(cupat_allreduce_dist(c, CUPAT_F32, CUPAT_OP_SUM, 4, xy, NULL) == CUPAT_ERROR_NULL_POINTER,
+              "allreduce NULL y");
+        cupat_free(ctx, xy);
+    }
+    if (cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA) {
+        float hx[4] = {0};
+        CHECK(cupat_allreduce_dist(c, CUPAT_F32, CUPAT_OP_SUM, 4, hx, hx) == CUPAT_ERROR_HOST_POINTER,
+              "allreduce host x on CUDA");
+    }
     cupat_comm *bad = (cupat_comm *)1;
+    CHECK(cupat_comm_create_transport(&bad, ctx, MPI_COMM_WORLD, "carrier-pigeon") == CUPAT_ERROR_INVALID_VALUE &&
+              bad == NULL,
+          "unknown transport");
+    CHECK(strstr(cupat_last_error(ctx), "carrier-pigeon") != NULL, "message: %s", cupat_last_error(ctx));
+    CHECK(cupat_comm_create_transport(&bad, ctx, MPI_COMM_WORLD,
+                                      cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA ? "mpi" : "nccl") ==
+              CUPAT_ERROR_NOT_SUPPORTED,
+          "transport of the other backend");
     CHECK(cupat_comm_create(&bad, ctx, MPI_COMM_NULL) == CUPAT_ERROR_INVALID_VALUE && bad == NULL,
           "comm over MPI_COMM_NULL");
     CHECK(cupat_comm_create(NULL, ctx, MPI_COMM_WORLD) == CUPAT_ERROR_NULL_POINTER, "NULL comm out");
@@ -268,31 +394,51 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nproc);
     cupat_backend b = CUPAT_BACKEND_CPU;
-    for (int i = 1; i < argc; i++)
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--backend") && i + 1 < argc) b = !strcmp(argv[++i], "cuda") ? CUPAT_BACKEND_CUDA : b;
-    if (cupat_create(&ctx, b, b == CUPAT_BACKEND_CUDA ? 0 : -1) != CUPAT_SUCCESS) {
+        else if (!strcmp(argv[i], "--transport") && i + 1 < argc) only = argv[++i];
+    }
+    int ndev = 0;
+    if (b == CUPAT_BACKEND_CUDA && cudaGetDeviceCount(&ndev) != cudaSuccess) ndev = 0;
+    if (cupat_create(&ctx, b, b == CUPAT_BACKEND_CUDA ? (ndev ? rank % ndev : 0) : -1) != CUPAT_SUCCESS) {
         if (rank == 0) printf("SKIP: %s\n", cupat_last_error(NULL));
         MPI_Finalize();
         return 77;
     }
-    cupat_comm *c = NULL;
-    if (cupat_comm_create(&c, ctx, MPI_COMM_WORLD) != CUPAT_SUCCESS) {
-        printf("rank %d: cupat_comm_create: %s\n", rank, cupat_last_error(ctx));
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    /* every transport of the backend that this machine has (or the one named) */
+    const char *cuda_transports[] = {"nccl", "mpi-staged"}, *cpu_transports[] = {"mpi"};
+    const char **ts = b == CUPAT_BACKEND_CUDA ? cuda_transports : cpu_transports;
+    int nt = b == CUPAT_BACKEND_CUDA ? 2 : 1;
+    if (only) ts = &only, nt = 1;
+    char done[64] = "";
+    for (int k = 0; k < nt; k++) {
+        cupat_comm *c = NULL;
+        cupat_status cs = cupat_comm_create_transport(&c, ctx, MPI_COMM_WORLD, ts[k]);
+        if (cs == CUPAT_ERROR_NOT_SUPPORTED && !only) {
+            if (rank == 0) printf("transport %s: not here (%s)\n", ts[k], cupat_last_error(ctx));
+            continue;
+        }
+        if (cs != CUPAT_SUCCESS) {
+            printf("rank %d: cupat_comm_create (%s): %s\n", rank, ts[k], cupat_last_error(ctx));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        CHECK(cupat_comm_rank(c) == rank && cupat_comm_size(c) == nproc, "rank %d of %d", cupat_comm_rank(c),
+              cupat_comm_size(c));
+        CHECK(!strcmp(cupat_comm_transport(c), ts[k]), "transport %s, asked for %s", cupat_comm_transport(c), ts[k]);
+        CHECK(cupat_comm_ctx(c) == ctx, "cupat_comm_ctx");
+        test_reduce(c);
+        test_sort(c);
+        test_allreduce(c);
+        test_errors(c);
+        cupat_comm_destroy(c);
+        snprintf(done + strlen(done), sizeof done - strlen(done), "%s%s", *done ? ", " : "", ts[k]);
     }
-    CHECK(cupat_comm_rank(c) == rank && cupat_comm_size(c) == nproc, "rank %d of %d", cupat_comm_rank(c),
-          cupat_comm_size(c));
-    CHECK(!strcmp(cupat_comm_transport(c), b == CUPAT_BACKEND_CUDA ? "mpi-staged" : "mpi"), "transport %s",
-          cupat_comm_transport(c));
-    test_reduce(c);
-    test_sort(c);
-    test_errors(c);
     int fails = 0, checks = 0;
     MPI_Allreduce(&nfail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&nchecks, &checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("%s: %d ranks, %d checks, %d failed (%s)\n", fails ? "FAILED" : "PASSED", nproc, checks,
-                          fails, cupat_comm_transport(c));
-    cupat_comm_destroy(c);
+                          fails, done);
     cupat_destroy(ctx);
     MPI_Finalize();
     return fails ? 1 : 0;

@@ -60,11 +60,12 @@ cupat_status cupat__dist_mpi_fail(cupat_ctx *ctx, const char *fn, const char *wh
         if (mpi_e_ != MPI_SUCCESS) return cupat__dist_mpi_fail((ctx), (fn), #call, mpi_e_);        \
     } while (0)
 
-/* Elementwise y[i] = y[i] op x[i] for n elements of type on the context's
- * stream (dist_kernels.cu on CUDA; a loop on the CPU). op: SUM, MIN, MAX
- * with cupat_reduce's rules (NaN propagates through MIN / MAX). */
+/* Elementwise out[i] = a[i] op b[i] for n elements of type, on the
+ * context's stream (dist_kernels.cu on CUDA; a loop on the CPU). op: SUM,
+ * MIN, MAX with cupat_reduce's rules (NaN propagates through MIN / MAX,
+ * -0 < +0; integer sums wrap). out may be a or b. */
 cupat_status cupat__dist_combine(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n,
-                                 const void *x, void *y);
+                                 const void *a, const void *b, void *out);
 
 #ifdef __cplusplus
 }
