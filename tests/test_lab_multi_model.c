@@ -71,6 +71,9 @@ static void test_stencil(void)
     r = lab_multi_model_stencil(&m, 8, 4);
     NEAR(r.hidden, 0, "hidden thin");
     NEAR(r.step_ms, 0.05 + 0.0002 + 0.0018, "t thin");
+    /* one plane: it is its own outer plane, nothing hides the exchange */
+    r = lab_multi_model_stencil(&m, 8, 1);
+    NEAR(r.step_ms, 0.05 + 0.0001 + 0.0018, "t one plane");
 }
 
 static void test_allreduce(void)

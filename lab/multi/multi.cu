@@ -96,21 +96,46 @@ unsigned blocks_for(const cupat_ctx *ctx, size_t n)
     return (unsigned)(want < 1 ? 1 : want < most ? want : most);
 }
 
-// Launch a counting kernel into a zeroed device pair, copy the pair back.
-template <class Launch>
-cupat_status count2(cupat_ctx *ctx, const char *name, unsigned long long host[2], Launch launch)
+bool on_cpu(const cupat_ctx *ctx) { return ctx->backend == CUPAT_BACKEND_CPU; }
+
+// A fill of n elements: the host loop on the CPU backend, else the kernel
+// launch, checked.
+template <class Host, class Launch>
+cupat_status fill_pass(cupat_ctx *ctx, const char *fn, const char *kernel, size_t n, Host host, Launch launch)
 {
+    CUPAT_TRY(cupat__begin(ctx, fn));
+    if (!n) return CUPAT_SUCCESS;
+    if (on_cpu(ctx)) {
+        host();
+        return CUPAT_SUCCESS;
+    }
+    launch();
+    return cupat__launched(ctx, kernel);
+}
+
+// A counting pass over n elements into h[0], h[1] (zeroed first): the host
+// loop on the CPU backend, else the kernel into a zeroed device pair, which
+// is copied back (waits).
+template <class Host, class Launch>
+cupat_status count_pass(cupat_ctx *ctx, const char *fn, const char *kernel, size_t n, unsigned long long h[2],
+                        Host host, Launch launch)
+{
+    CUPAT_TRY(cupat__begin(ctx, fn));
+    h[0] = h[1] = 0;
+    if (!n) return CUPAT_SUCCESS;
+    if (on_cpu(ctx)) {
+        host();
+        return CUPAT_SUCCESS;
+    }
     cupat_lab::Bufs bufs;
     unsigned long long *d = nullptr;
     CUPAT_CUDA_TRY(ctx, bufs.alloc((void **)&d, 2 * sizeof *d));
     CUPAT_CUDA_TRY(ctx, cupat_lab::fill(ctx->stream, d, 0, 2 * sizeof *d));
     launch(d);
-    CUPAT_TRY(cupat__launched(ctx, name));
-    CUPAT_CUDA_TRY(ctx, cupat_lab::copy(ctx->stream, host, d, 2 * sizeof *d));
+    CUPAT_TRY(cupat__launched(ctx, kernel));
+    CUPAT_CUDA_TRY(ctx, cupat_lab::copy(ctx->stream, h, d, 2 * sizeof *d));
     return CUPAT_SUCCESS;
 }
-
-bool on_cpu(const cupat_ctx *ctx) { return ctx->backend == CUPAT_BACKEND_CPU; }
 
 } // namespace
 
@@ -120,95 +145,71 @@ extern "C" float lab_multi_ar_value(int rank, size_t i) { return ar_value(rank, 
 
 extern "C" cupat_status lab_multi_fill_ar(cupat_ctx *ctx, float *x, size_t n, int rank)
 {
-    CUPAT_TRY(cupat__begin(ctx, "lab_multi_fill_ar"));
-    if (!n) return CUPAT_SUCCESS;
-    if (on_cpu(ctx)) {
-        for (size_t i = 0; i < n; i++) x[i] = ar_value(rank, i);
-        return CUPAT_SUCCESS;
-    }
-    k_fill_ar<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(x, n, rank);
-    return cupat__launched(ctx, "k_fill_ar");
-}
-
-extern "C" cupat_status lab_multi_check_ar(cupat_ctx *ctx, const float *y, size_t n, int p, uint64_t *bad)
-{
-    CUPAT_TRY(cupat__begin(ctx, "lab_multi_check_ar"));
-    *bad = 0;
-    if (!n) return CUPAT_SUCCESS;
-    if (on_cpu(ctx)) {
-        for (size_t i = 0; i < n; i++) *bad += !(y[i] == ar_expect(p, i));
-        return CUPAT_SUCCESS;
-    }
-    unsigned long long h[2] = {0, 0};
-    CUPAT_TRY(count2(ctx, "k_check_ar", h, [&](unsigned long long *d) {
-        k_check_ar<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(y, n, p, d);
-    }));
-    *bad = h[0];
-    return CUPAT_SUCCESS;
+    return fill_pass(
+        ctx, "lab_multi_fill_ar", "k_fill_ar", n, [&] { for (size_t i = 0; i < n; i++) x[i] = ar_value(rank, i); },
+        [&] { k_fill_ar<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(x, n, rank); });
 }
 
 extern "C" cupat_status lab_multi_fill_grid(cupat_ctx *ctx, float *a, size_t n, uint64_t first)
 {
-    CUPAT_TRY(cupat__begin(ctx, "lab_multi_fill_grid"));
-    if (!n) return CUPAT_SUCCESS;
-    if (on_cpu(ctx)) {
-        for (size_t i = 0; i < n; i++) a[i] = bench_rand_f32(SEED_GRID, first + i, 0.0f, 1.0f);
-        return CUPAT_SUCCESS;
-    }
-    k_fill_grid<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(a, n, first);
-    return cupat__launched(ctx, "k_fill_grid");
+    return fill_pass(
+        ctx, "lab_multi_fill_grid", "k_fill_grid", n,
+        [&] { for (size_t i = 0; i < n; i++) a[i] = bench_rand_f32(SEED_GRID, first + i, 0.0f, 1.0f); },
+        [&] { k_fill_grid<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(a, n, first); });
+}
+
+extern "C" cupat_status lab_multi_fill_keys(cupat_ctx *ctx, uint32_t *k, size_t n, uint64_t first)
+{
+    return fill_pass(
+        ctx, "lab_multi_fill_keys", "k_fill_keys", n, [&] { for (size_t i = 0; i < n; i++) k[i] = key_at(first + i); },
+        [&] { k_fill_keys<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(k, n, first); });
+}
+
+extern "C" cupat_status lab_multi_check_ar(cupat_ctx *ctx, const float *y, size_t n, int p, uint64_t *bad)
+{
+    unsigned long long h[2];
+    *bad = 0;
+    CUPAT_TRY(count_pass(
+        ctx, "lab_multi_check_ar", "k_check_ar", n, h, [&] { for (size_t i = 0; i < n; i++) h[0] += !(y[i] == ar_expect(p, i)); },
+        [&](unsigned long long *d) { k_check_ar<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(y, n, p, d); }));
+    *bad = h[0];
+    return CUPAT_SUCCESS;
 }
 
 extern "C" cupat_status lab_multi_grid_sum(cupat_ctx *ctx, const float *a, size_t n, uint64_t first,
                                            uint64_t *sum)
 {
-    CUPAT_TRY(cupat__begin(ctx, "lab_multi_grid_sum"));
+    unsigned long long h[2];
     *sum = 0;
-    if (!n) return CUPAT_SUCCESS;
-    if (on_cpu(ctx)) {
-        for (size_t i = 0; i < n; i++) *sum += grid_hash(a[i], first + i);
-        return CUPAT_SUCCESS;
-    }
-    unsigned long long h[2] = {0, 0};
-    CUPAT_TRY(count2(ctx, "k_grid_sum", h, [&](unsigned long long *d) {
-        k_grid_sum<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(a, n, first, d);
-    }));
+    CUPAT_TRY(count_pass(
+        ctx, "lab_multi_grid_sum", "k_grid_sum", n, h,
+        [&] { for (size_t i = 0; i < n; i++) h[0] += grid_hash(a[i], first + i); },
+        [&](unsigned long long *d) { k_grid_sum<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(a, n, first, d); }));
     *sum = h[0];
     return CUPAT_SUCCESS;
 }
 
-extern "C" cupat_status lab_multi_fill_keys(cupat_ctx *ctx, uint32_t *k, size_t n, uint64_t first)
-{
-    CUPAT_TRY(cupat__begin(ctx, "lab_multi_fill_keys"));
-    if (!n) return CUPAT_SUCCESS;
-    if (on_cpu(ctx)) {
-        for (size_t i = 0; i < n; i++) k[i] = key_at(first + i);
-        return CUPAT_SUCCESS;
-    }
-    k_fill_keys<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(k, n, first);
-    return cupat__launched(ctx, "k_fill_keys");
-}
-
 extern "C" cupat_status lab_multi_key_facts(cupat_ctx *ctx, const uint32_t *k, size_t n, lab_multi_run_facts *f)
 {
-    CUPAT_TRY(cupat__begin(ctx, "lab_multi_key_facts"));
+    unsigned long long h[2];
     memset(f, 0, sizeof *f);
+    CUPAT_TRY(count_pass(
+        ctx, "lab_multi_key_facts", "k_key_facts", n, h,
+        [&] {
+            for (size_t i = 0; i < n; i++) {
+                h[0] += i + 1 < n && k[i] > k[i + 1];
+                h[1] += bench_mix64(k[i]);
+            }
+        },
+        [&](unsigned long long *d) { k_key_facts<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(k, n, d); }));
+    f->descents = h[0];
+    f->sum = h[1];
     if (!n) return CUPAT_SUCCESS;
     if (on_cpu(ctx)) {
-        for (size_t i = 0; i < n; i++) {
-            f->sum += bench_mix64(k[i]);
-            f->descents += i + 1 < n && k[i] > k[i + 1];
-        }
         f->first = k[0];
         f->last = k[n - 1];
         return CUPAT_SUCCESS;
     }
-    unsigned long long h[2] = {0, 0};
-    CUPAT_TRY(count2(ctx, "k_key_facts", h, [&](unsigned long long *d) {
-        k_key_facts<<<blocks_for(ctx, n), 256, 0, ctx->stream>>>(k, n, d);
-    }));
-    f->descents = h[0];
-    f->sum = h[1];
     CUPAT_CUDA_TRY(ctx, cupat_lab::copy(ctx->stream, &f->first, k, 4));
     CUPAT_CUDA_TRY(ctx, cupat_lab::copy(ctx->stream, &f->last, k + n - 1, 4));
     return CUPAT_SUCCESS;

@@ -301,8 +301,10 @@ static cupat_status op_steps(lab_multi *L, void *p)
     return CUPAT_SUCCESS;
 }
 
-/* a and b for nz planes, a filled with the grid from global plane z0 */
-static cupat_status st_alloc(lab_multi *L, st_state *t, size_t nz, size_t z0)
+/* a and b for nz planes, filled with the grid from global plane z0; the
+ * ghost planes a neighbour fills (`ghosts`: the slab is one of several)
+ * poisoned with NaN, so a step that reads one before the exchange shows */
+static cupat_status st_alloc(lab_multi *L, st_state *t, size_t nz, size_t z0, int ghosts)
 {
     t->nz = nz;
     t->a = t->b = NULL;
@@ -311,6 +313,11 @@ static cupat_status st_alloc(lab_multi *L, st_state *t, size_t nz, size_t z0)
     CUPAT_TRY(cupat_malloc(L->ctx, (void **)&t->b, plane * nz * 4));
     CUPAT_TRY(lab_multi_fill_grid(L->ctx, t->a, plane * nz, z0 * plane));
     CUPAT_TRY(lab_multi_fill_grid(L->ctx, t->b, plane * nz, z0 * plane));
+    for (int k = 0; ghosts && k < 2; k++) {
+        float *g = k ? t->a : t->b;
+        if (L->rank > 0) CUPAT_TRY(cupat_memset(L->ctx, g, 0xff, plane * 4));
+        if (L->rank + 1 < L->size) CUPAT_TRY(cupat_memset(L->ctx, g + (nz - 1) * plane, 0xff, plane * 4));
+    }
     return cupat_sync(L->ctx);
 }
 
@@ -369,7 +376,7 @@ cupat_status lab_multi_run_stencil(lab_multi *L, size_t edge, size_t strong_nz, 
     });
     /* 1. single GPU, the library's own drivers */
     RANK0(L, s, {
-        s = st_alloc(L, &t, edge + 2, 0);
+        s = st_alloc(L, &t, edge + 2, 0, 0);
         if (!s) s = timed(L, MPI_COMM_SELF, 1, NULL, op_run, &t, &o->ref_run);
         if (!s) s = timed(L, MPI_COMM_SELF, 1, NULL, op_steps, &t, &o->ref_step);
         st_free(L, &t);
@@ -377,13 +384,13 @@ cupat_status lab_multi_run_stencil(lab_multi *L, size_t edge, size_t strong_nz, 
     /* 2. weak scaling: a slab of edge planes on one rank, one on each */
     RANK0(L, s, {
         t.comm = c1;
-        s = st_alloc(L, &t, edge + 2, 0);
+        s = st_alloc(L, &t, edge + 2, 0, 0);
         if (!s) s = timed(L, MPI_COMM_SELF, 1, NULL, op_dist, &t, &o->weak1);
         st_free(L, &t);
     });
     if (!s) {
         t.comm = L->comm;
-        s = st_alloc(L, &t, edge + 2, (size_t)L->rank * edge);
+        s = st_alloc(L, &t, edge + 2, (size_t)L->rank * edge, 1);
         if (!s) s = timed(L, L->world, 1, NULL, op_dist, &t, &o->weakp);
         st_free(L, &t);
         s = lab_multi_agree(L, s);
@@ -396,7 +403,7 @@ cupat_status lab_multi_run_stencil(lab_multi *L, size_t edge, size_t strong_nz, 
     s = lab_multi_agree(L, s);
     RANK0(L, s, {
         t.comm = c1;
-        s = st_alloc(L, &t, strong_nz + 2, 0);
+        s = st_alloc(L, &t, strong_nz + 2, 0, 0);
         if (!s) s = op_dist(L, &t);
         for (int r = 0; r < L->size && !s; r++) {
             size_t first, own = part_of(strong_nz, L->size, r, &first);
@@ -410,7 +417,7 @@ cupat_status lab_multi_run_stencil(lab_multi *L, size_t edge, size_t strong_nz, 
         size_t first, own = part_of(strong_nz, L->size, L->rank, &first);
         uint64_t mine = 0;
         t.comm = L->comm;
-        s = st_alloc(L, &t, own + 2, first); /* local plane z is global plane first + z */
+        s = st_alloc(L, &t, own + 2, first, 1); /* local plane z is global plane first + z */
         if (!s) s = op_dist(L, &t);
         if (!s) s = lab_multi_grid_sum(L->ctx, (const float *)t.result + plane, own * plane, (first + 1) * plane, &mine);
         s = lab_multi_agree(L, s);

@@ -24,7 +24,9 @@ lab_multi_stencil_pred lab_multi_model_stencil(const lab_multi_model_in *m, int 
         const double net = m->net_lat_us / 1e3 + xfer_ms(plane, m->net_bw_gbs);
         if (net > r.exchange_ms) r.exchange_ms = net;
     }
-    const double outer = 2 * m->plane_ms, inner = own > 2 ? (double)(own - 2) * m->plane_ms : 0;
+    /* the outer planes first (a slab of one plane has one), then the interior */
+    const double outer = (double)(own < 2 ? own : 2) * m->plane_ms;
+    const double inner = own > 2 ? (double)(own - 2) * m->plane_ms : 0;
     r.hidden = r.exchange_ms <= inner;
     r.step_ms = m->overhead_ms + outer + (r.hidden ? inner : r.exchange_ms);
     return r;

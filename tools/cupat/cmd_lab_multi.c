@@ -41,7 +41,7 @@ static void usage(FILE *f)
             "  --backend B        auto (default), cuda or cpu: the CPU path runs every row but\n"
             "                     the link with tiny sizes through the \"mpi\" transport\n"
             "  --transport T      nccl, mpi-staged or mpi (default: the library's; CUPAT_DIST_TRANSPORT)\n"
-            "  --steps K          stencil steps a call (default 50; --quick 5)\n"
+            "  --steps K          stencil steps a call (default 50, --quick 5; CPU backend 10, 3)\n"
             "  --reps N           timed calls a measurement, the median (default 5)\n"
             "  --json FILE        also write every row as JSON (rank 0)\n"
             "  --gpus-per-node G  the model's GPUs on one switch (default 8)\n"
@@ -234,7 +234,9 @@ static int print_allreduce(const lab_multi_allreduce *a, int p, int reps, cli_js
     printf("algbw = bytes / time, busbw = algbw x 2(p-1)/p (nccl-tests); time = the slowest rank's, median\n"
            "of %d; every result checked element by element against the host's sum (\"ok\").\n",
            reps);
-    if (a->base_name) printf("baseline: %s on the same buffers, same stream\n\n", a->base_name);
+    if (a->base_name)
+        printf("baseline: %s on the same buffers%s\n\n", a->base_name,
+               strcmp(a->base_name, "ncclAllReduce") ? "" : ", the same stream, the communicator's NCCL handle");
     else printf("baseline: none (%s)\n\n", a->why_no_base);
     const char *bn = a->base_name ? a->base_name : "baseline";
     printf("| size | cupat ms | cupat algbw GB/s | cupat busbw GB/s | %s ms | %s busbw GB/s | cupat / %s time | check |\n"
@@ -364,9 +366,9 @@ static int print_sort(const lab_multi_sort *s, int p, int reps, cli_json *J)
            "keys a rank after the exchange %zu .. %zu (perfect balance %zu)\n\n",
            reps, s->out_min, s->out_max, s->n / (size_t)p);
     printf("| run | ranks | keys a rank | ms | Gkeys/s | speedup | check |\n|---|---:|---:|---:|---:|---:|---|\n");
-    printf("| cupat_sort (one GPU) | 1 | %s | %.3f | %.2f | 1 | %s |\n", count_str(a, sizeof a, s->n), s->one.ms,
+    printf("| cupat_sort (one GPU) | 1 | %s | %.3f | %.3g | 1 | %s |\n", count_str(a, sizeof a, s->n), s->one.ms,
            s->n / (s->one.ms * 1e6), s->one_ok ? "PASS" : "FAIL");
-    printf("| cupat_sort_dist | %d | %s | %.3f | %.2f | %.2f | %s |\n", p, count_str(b, sizeof b, s->n / (size_t)p),
+    printf("| cupat_sort_dist | %d | %s | %.3f | %.3g | %.2f | %s |\n", p, count_str(b, sizeof b, s->n / (size_t)p),
            s->dist.ms, s->n / (s->dist.ms * 1e6), s->one.ms / s->dist.ms, s->dist_ok ? "PASS" : "FAIL");
     const int ok = s->one_ok && s->dist_ok;
     printf("\nsort: %s%s%s\n\n", ok ? "PASS" : "FAIL", s->note[0] ? ": " : "", s->note);
@@ -404,13 +406,47 @@ typedef struct results {
 
 static void model_input(cli_json *J, const char *name, double v, const char *unit, const char *from)
 {
-    printf("| %s | %.4g %s | %s |\n", name, v, unit, from);
+    printf("| %s | %.4g%s%s | %s |\n", name, v, *unit ? " " : "", unit, from);
     cli_json_row(J);
     cli_json_str(J, "input", name);
     cli_json_num(J, "value", v);
     cli_json_str(J, "unit", unit);
     cli_json_str(J, "from", from);
     cli_json_end_row(J);
+}
+
+/* A stencil prediction table, P = Ps[0] (measured: its step time and
+ * scaling beside), 8, 64. weak: `planes` a GPU, speedup = P t_c / t (the
+ * scaled speedup); strong: `planes` in all, the largest slab a GPU, speedup
+ * t(1) / t(P). Efficiency = speedup / P either way. */
+static void model_stencil_table(cli_json *J, const lab_multi_model_in *m, const char *exp, const int Ps[3],
+                                size_t planes, int strong, double measured_ms, double measured_scaling)
+{
+    printf("| P | own planes | compute ms | exchange ms | hidden | step ms | speedup | efficiency | measured |\n"
+           "|---:|---:|---:|---:|---|---:|---:|---:|---|\n");
+    cli_json_exp(J, exp);
+    const double t1 = lab_multi_model_stencil(m, 1, planes).step_ms;
+    for (int k = 0; k < 3; k++) {
+        const size_t own = strong ? (planes + (size_t)Ps[k] - 1) / (size_t)Ps[k] : planes;
+        const lab_multi_stencil_pred w = lab_multi_model_stencil(m, Ps[k], own);
+        const double speedup = strong ? t1 / w.step_ms : Ps[k] * w.compute_ms / w.step_ms;
+        printf("| %d | %zu | %.4f | %.4f | %s | %.4f | %.2f | %.3f | ", Ps[k], own, w.compute_ms, w.exchange_ms,
+               w.hidden ? "yes" : "no", w.step_ms, speedup, speedup / Ps[k]);
+        if (k == 0) printf("%.4f ms, %s %.3f |\n", measured_ms, strong ? "speedup" : "efficiency", measured_scaling);
+        else printf("PREDICTION |\n");
+        cli_json_row(J);
+        cli_json_num(J, "P", Ps[k]);
+        cli_json_num(J, "own_planes", (double)own);
+        cli_json_num(J, "compute_ms", w.compute_ms);
+        cli_json_num(J, "exchange_ms", w.exchange_ms);
+        cli_json_num(J, "hidden", w.hidden);
+        cli_json_num(J, "step_ms", w.step_ms);
+        cli_json_num(J, "speedup", speedup);
+        cli_json_num(J, "efficiency", speedup / Ps[k]);
+        if (k == 0) cli_json_num(J, "measured_step_ms", measured_ms);
+        cli_json_end_row(J);
+    }
+    cli_json_end_exp(J);
 }
 
 static void print_model(const results *R, const opts *o, int p, cli_json *J)
@@ -426,7 +462,7 @@ static void print_model(const results *R, const opts *o, int p, cli_json *J)
     m.net_bw_gbs = o->net_gbs;
     m.elem_bytes = 4;
     m.key_bytes = 4;
-    char from_lat[160] = "", from_bw[160] = "";
+    char from_lat[320] = "", from_bw[160] = "";
     /* the link: the peer copies where measured, else the all-reduce's ring fit */
     const lab_multi_ar_row *small = NULL, *large = NULL;
     if (R->have_ar && R->ar.nrows >= 2 && p >= 2) {
@@ -496,56 +532,19 @@ static void print_model(const results *R, const opts *o, int p, cli_json *J)
                "t_x = lat + k x plane bytes / bw (k = planes leaving a GPU at once; P > G: the slower of that and\n"
                "one plane over the network)\n\n",
                R->st.edge);
-        printf("| P | compute ms | exchange ms | hidden | step ms | efficiency | measured |\n"
-               "|---:|---:|---:|---|---:|---:|---|\n");
-        cli_json_exp(J, "model_stencil_weak");
-        for (int k = 0; k < 3; k++) {
-            const lab_multi_stencil_pred w = lab_multi_model_stencil(&m, Ps[k], R->st.edge);
-            const double eff = w.compute_ms / w.step_ms;
-            printf("| %d | %.4f | %.4f | %s | %.4f | %.3f | ", Ps[k], w.compute_ms, w.exchange_ms,
-                   w.hidden ? "yes" : "no", w.step_ms, eff);
-            if (k == 0) printf("%.4f ms, efficiency %.3f |\n", R->st.weakp.ms, R->st.weak1.ms / R->st.weakp.ms);
-            else printf("PREDICTION |\n");
-            cli_json_row(J);
-            cli_json_num(J, "P", Ps[k]);
-            cli_json_num(J, "compute_ms", w.compute_ms);
-            cli_json_num(J, "exchange_ms", w.exchange_ms);
-            cli_json_num(J, "hidden", w.hidden);
-            cli_json_num(J, "step_ms", w.step_ms);
-            cli_json_num(J, "efficiency", eff);
-            if (k == 0) cli_json_num(J, "measured_step_ms", R->st.weakp.ms);
-            cli_json_end_row(J);
-        }
-        cli_json_end_exp(J);
-        printf("\nstencil strong scaling (%zu x %zu x %zu interior): speedup = t(1 GPU) / t(P)\n\n", R->st.edge,
-               R->st.edge, R->st.strong_nz);
-        printf("| P | own planes | compute ms | exchange ms | hidden | step ms | speedup | efficiency | measured |\n"
-               "|---:|---:|---:|---:|---|---:|---:|---:|---|\n");
-        cli_json_exp(J, "model_stencil_strong");
-        const double t1 = lab_multi_model_stencil(&m, 1, R->st.strong_nz).step_ms;
-        for (int k = 0; k < 3; k++) {
-            const size_t own = (R->st.strong_nz + (size_t)Ps[k] - 1) / (size_t)Ps[k]; /* the largest slab */
-            const lab_multi_stencil_pred w = lab_multi_model_stencil(&m, Ps[k], own);
-            printf("| %d | %zu | %.4f | %.4f | %s | %.4f | %.2f | %.3f | ", Ps[k], own, w.compute_ms, w.exchange_ms,
-                   w.hidden ? "yes" : "no", w.step_ms, t1 / w.step_ms, t1 / w.step_ms / Ps[k]);
-            if (k == 0) printf("%.4f ms, speedup %.2f |\n", R->st.strongp.ms, R->st.strong1.ms / R->st.strongp.ms);
-            else printf("PREDICTION |\n");
-            cli_json_row(J);
-            cli_json_num(J, "P", Ps[k]);
-            cli_json_num(J, "own_planes", (double)own);
-            cli_json_num(J, "step_ms", w.step_ms);
-            cli_json_num(J, "speedup", t1 / w.step_ms);
-            cli_json_num(J, "efficiency", t1 / w.step_ms / Ps[k]);
-            if (k == 0) cli_json_num(J, "measured_step_ms", R->st.strongp.ms);
-            cli_json_end_row(J);
-        }
-        cli_json_end_exp(J);
+        model_stencil_table(J, &m, "model_stencil_weak", Ps, R->st.edge, 0, R->st.weakp.ms,
+                            R->st.weak1.ms / R->st.weakp.ms);
+        printf("\nstencil strong scaling (%zu x %zu x %zu interior): speedup = t(1 GPU) / t(P), the largest slab\n\n",
+               R->st.edge, R->st.edge, R->st.strong_nz);
+        model_stencil_table(J, &m, "model_stencil_strong", Ps, R->st.strong_nz, 1, R->st.strongp.ms,
+                            R->st.strong1.ms / R->st.strongp.ms);
     } else if (R->have_st) {
         printf("\nstencil: no prediction (no link figures: the link and all-reduce rows did not run)\n");
     }
     /* all-reduce */
     if (small) {
         static const double sizes[3] = {1 << 20, 64 << 20, 1 << 30};
+        char sb[32];
         printf("\nall-reduce (ring): t = 2(P-1)/P x bytes / busbw + 2(P-1) x ar_lat; P > G: busbw <= net_bw,\n"
                "ar_lat = net_lat\n\n| P | 1 MiB ms | 64 MiB ms | 1 GiB ms | measured |\n|---:|---:|---:|---:|---|\n");
         cli_json_exp(J, "model_allreduce");
@@ -554,8 +553,10 @@ static void print_model(const results *R, const opts *o, int p, cli_json *J)
             for (int j = 0; j < 3; j++) t[j] = lab_multi_model_allreduce_ms(&m, Ps[k], sizes[j]);
             printf("| %d | %.4f | %.4f | %.3f | ", Ps[k], t[0], t[1], t[2]);
             if (k == 0)
-                printf("%.4f ms at %zu bytes (%s) |\n", large->have_base ? large->base.ms : large->cupat.ms, large->bytes,
-                       large->have_base ? R->ar.base_name : "cupat");
+                printf("%s at %s: %.4f ms measured, %.4f predicted |\n",
+                       large->have_base ? R->ar.base_name : "cupat", size_str(sb, sizeof sb, (double)large->bytes),
+                       large->have_base ? large->base.ms : large->cupat.ms,
+                       lab_multi_model_allreduce_ms(&m, p, (double)large->bytes));
             else printf("PREDICTION |\n");
             cli_json_row(J);
             cli_json_num(J, "P", Ps[k]);
@@ -711,7 +712,7 @@ int cmd_lab_multi(int argc, char **argv)
     code = all;
     L.cuda = cuda;
     const int device = cuda && ndev > 0 ? L.rank % ndev : -1;
-    if (cuda && ndev < L.size && !o.transport && !getenv("CUPAT_DIST_TRANSPORT")) {
+    if (!code && cuda && ndev < L.size && !o.transport && !getenv("CUPAT_DIST_TRANSPORT")) {
         /* NCCL refuses two ranks on one device: the staged transport shares it */
         L.transport = "mpi-staged";
         if (L.rank == 0)
