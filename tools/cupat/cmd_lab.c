@@ -126,7 +126,7 @@ static void usage(FILE *f)
             "  --device N    CUDA device (the lab needs the CUDA backend)\n"
             "  -h, --help    this text\n"
             "\n"
-            "The other labs: 'cupat lab warp|atomics|float|errors|memory|streams|exec --help'.\n");
+            "The other labs: 'cupat lab warp|atomics|float|errors|memory|streams|exec|multi --help'.\n");
 }
 
 /* ------------------------------------------------------------- ncu pass -- */
@@ -831,6 +831,7 @@ int cmd_lab(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "float")) return cmd_lab_float(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "errors")) return cmd_lab_errors(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "memory")) return cmd_lab_memory(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "multi")) return cmd_lab_multi(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -872,8 +873,8 @@ int cmd_lab(int argc, char **argv)
     }
     if (!sub) {
         fprintf(stderr, "%s: which lab? ('cupat lab access', 'cupat lab warp', 'cupat lab atomics', 'cupat lab float', "
-                        "'cupat lab errors', 'cupat lab memory', 'cupat lab streams' or 'cupat lab exec'; try '%s "
-                        "--help')\n",
+                        "'cupat lab errors', 'cupat lab memory', 'cupat lab streams', 'cupat lab exec' or "
+                        "'mpirun -np 2 cupat lab multi'; try '%s --help')\n",
                 CMD, CMD);
         return 2;
     }

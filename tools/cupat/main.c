@@ -21,7 +21,8 @@ static const command commands[] = {
                      "'lab float' (IEEE 754, rounding, intrinsics), 'lab errors' (classic bugs), "
                      "'lab memory' (caches, symbols, pitch, fences, unified memory), "
                      "'lab streams' (overlap, false dependencies, priorities, events, graphs), "
-                     "'lab exec' (divergence, latency, occupancy, register cliffs, CDP)"},
+                     "'lab exec' (divergence, latency, occupancy, register cliffs, CDP), "
+                     "'lab multi' (under mpirun: GPU links, all-reduce vs NCCL, stencil and sort scaling)"},
     {"occupancy", cmd_occupancy,
      "blocks an SM by threads, registers, shared memory; the cliffs; the books' examples"},
     {"report", cmd_report,
