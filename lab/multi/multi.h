@@ -121,6 +121,11 @@ typedef struct lab_multi_sort {
     lab_multi_time dist;     /* cupat_sort_dist, n / p a rank */
     int one_ok, dist_ok;
     size_t out_min, out_max; /* keys a rank after the exchange (balance) */
+    /* one more call, timed phase by phase (the communicator's profile: a
+     * stream wait at each mark, so the phases add up to a little more than
+     * dist): partition, exchange (the own bucket's sort under it), sort of
+     * what arrived, merge; the slowest rank's each */
+    double phase_ms[4];
     char note[LAB_MULTI_WHY]; /* what failed */
 } lab_multi_sort;
 cupat_status lab_multi_run_sort(lab_multi *L, size_t n, lab_multi_sort *out);

@@ -521,6 +521,24 @@ cupat_status lab_multi_run_sort(lab_multi *L, size_t n, lab_multi_sort *o)
         if (!s) s = lab_multi_key_facts(L->ctx, t.out, t.n_out, &out);
         s = lab_multi_agree(L, s);
     }
+    if (!s) { /* the phases of one more call (same input, same output) */
+        double ph[DIST_PHASES], worst[DIST_PHASES];
+        L->comm->profile = 1;
+        memset(L->comm->phase_ms, 0, sizeof L->comm->phase_ms);
+        s = prep_sort_dist(L, &t);
+        if (!s) s = op_sort_dist(L, &t);
+        L->comm->profile = 0;
+        memcpy(ph, L->comm->phase_ms, sizeof ph);
+        s = lab_multi_agree(L, s);
+        if (!s && MPI_Allreduce(ph, worst, DIST_PHASES, MPI_DOUBLE, MPI_MAX, L->world) != MPI_SUCCESS)
+            s = mpi_fail(L, "MPI_Allreduce (sort phases)");
+        if (!s) {
+            o->phase_ms[0] = worst[DIST_PHASE_SPLIT];
+            o->phase_ms[1] = worst[DIST_PHASE_EXCHANGE];
+            o->phase_ms[2] = worst[DIST_PHASE_LOCAL];
+            o->phase_ms[3] = worst[DIST_PHASE_MERGE];
+        }
+    }
     /* the check: every run sorted, the runs in rank order, every key once
      * (the counts add up, the checksums of what went in and came out agree) */
     uint64_t mine[6] = {t.n_out, out.descents, out.first, out.last, out.sum, in.sum};

@@ -163,6 +163,7 @@ void cupat_comm_destroy(cupat_comm *comm)
 {
     if (!comm) return;
     for (int i = 0; i < 3; i++) cupat_free(comm->ctx, comm->buf[i]);
+    for (int i = 0; i < 2; i++) cupat_free_host(comm->ctx, comm->stage[i]);
     if (comm->side) {
         cudaSetDevice(comm->ctx->device);
         cudaStreamSynchronize(comm->side);
@@ -275,6 +276,20 @@ static cupat_status exchange_mpi(cupat_comm *c, const char *fn, int n, const dis
     return CUPAT_SUCCESS;
 }
 
+/* c->stage[i]: pinned host memory of at least `bytes`, grown when smaller. */
+static cupat_status stage_buffer(cupat_comm *c, int i, size_t bytes, void **p)
+{
+    if (c->stage_bytes[i] < bytes) {
+        cupat_free_host(c->ctx, c->stage[i]);
+        c->stage[i] = NULL;
+        c->stage_bytes[i] = 0;
+        CUPAT_TRY(cupat_malloc_host(c->ctx, &c->stage[i], bytes));
+        c->stage_bytes[i] = bytes;
+    }
+    *p = c->stage[i];
+    return CUPAT_SUCCESS;
+}
+
 cupat_status cupat__dist_exchange(cupat_comm *c, const char *fn, int n, const dist_xfer *x, cudaStream_t st)
 {
     cupat_ctx *ctx = c->ctx;
@@ -300,16 +315,22 @@ cupat_status cupat__dist_exchange(cupat_comm *c, const char *fn, int n, const di
         s = exchange_mpi(c, fn, n, x, send, recv);
         goto done;
     }
-    /* staged: device -> pinned host, MPI, pinned host -> device */
+    /* staged: device -> pinned host, MPI, pinned host -> device, through
+     * two pinned buffers the communicator keeps (freeing pinned memory
+     * waits for the whole device: once a call would serialize everything) */
+    size_t sb = 0, rb = 0;
+    for (int i = 0; i < n; i++)
+        if (x[i].peer != c->rank) sb += x[i].send_bytes, rb += x[i].recv_bytes;
+    unsigned char *hs = NULL, *hr = NULL;
+    s = stage_buffer(c, 0, sb, (void **)&hs);
+    if (s == CUPAT_SUCCESS) s = stage_buffer(c, 1, rb, (void **)&hr);
     for (int i = 0; i < n && s == CUPAT_SUCCESS; i++) {
         if (x[i].peer == c->rank) continue;
-        if (x[i].send_bytes) {
-            s = cupat_malloc_host(ctx, (void **)&send[i], x[i].send_bytes);
-            if (s == CUPAT_SUCCESS)
-                s = cupat__cuda(ctx, cudaMemcpyAsync((void *)send[i], x[i].send, x[i].send_bytes, cudaMemcpyDeviceToHost, st),
-                                "cudaMemcpyAsync (staging)");
-        }
-        if (x[i].recv_bytes && s == CUPAT_SUCCESS) s = cupat_malloc_host(ctx, &recv[i], x[i].recv_bytes);
+        send[i] = hs, recv[i] = hr;
+        if (x[i].send_bytes)
+            s = cupat__cuda(ctx, cudaMemcpyAsync(hs, x[i].send, x[i].send_bytes, cudaMemcpyDeviceToHost, st),
+                            "cudaMemcpyAsync (staging)");
+        hs += x[i].send_bytes, hr += x[i].recv_bytes;
     }
     if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaStreamSynchronize(st), "cudaStreamSynchronize (staging)");
     if (s == CUPAT_SUCCESS) s = exchange_mpi(c, fn, n, x, send, recv);
@@ -317,13 +338,10 @@ cupat_status cupat__dist_exchange(cupat_comm *c, const char *fn, int n, const di
         if (x[i].peer != c->rank && x[i].recv_bytes)
             s = cupat__cuda(ctx, cudaMemcpyAsync(x[i].recv, recv[i], x[i].recv_bytes, cudaMemcpyHostToDevice, st),
                             "cudaMemcpyAsync (staging)");
-    /* the host buffers go when the copies from them are done */
+    /* the staging buffers are reused by the next call: the copies out of
+     * them finish here */
     if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaStreamSynchronize(st), "cudaStreamSynchronize (staging)");
     else cudaStreamSynchronize(st);
-    for (int i = 0; i < n; i++) {
-        cupat_free_host(ctx, (void *)send[i]);
-        cupat_free_host(ctx, recv[i]);
-    }
 done:
     free(send);
     free(recv);

@@ -34,6 +34,10 @@ struct cupat_comm {
      * the same size allocates nothing but its output */
     void *buf[3];
     size_t buf_bytes[3];
+    /* pinned host buffers of the staged transport (kept: freeing pinned
+     * memory waits for the whole device) */
+    void *stage[2];
+    size_t stage_bytes[2];
     /* a second stream and two events (CUDA; made at first use): work that
      * overlaps the context's stream, e.g. the sort's exchange */
     cudaStream_t side;

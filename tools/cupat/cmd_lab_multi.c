@@ -362,7 +362,8 @@ static int print_sort(const lab_multi_sort *s, int p, int reps, cli_json *J)
 {
     char a[32], b[32];
     printf("## 4. sort: %s random u32 keys in all, ascending\n\n", count_str(a, sizeof a, s->n));
-    printf("time = median of %d (the slowest rank's); cupat_sort_dist: local sort, splitters, exchange, merge;\n"
+    printf("time = median of %d (the slowest rank's); cupat_sort_dist: splitters, partition, exchange under the\n"
+           "own bucket's sort, sort of what arrived, merge;\n"
            "keys a rank after the exchange %zu .. %zu (perfect balance %zu)\n\n",
            reps, s->out_min, s->out_max, s->n / (size_t)p);
     printf("| run | ranks | keys a rank | ms | Gkeys/s | speedup | check |\n|---|---:|---:|---:|---:|---:|---|\n");
@@ -370,6 +371,9 @@ static int print_sort(const lab_multi_sort *s, int p, int reps, cli_json *J)
            s->n / (s->one.ms * 1e6), s->one_ok ? "PASS" : "FAIL");
     printf("| cupat_sort_dist | %d | %s | %.3f | %.3g | %.2f | %s |\n", p, count_str(b, sizeof b, s->n / (size_t)p),
            s->dist.ms, s->n / (s->dist.ms * 1e6), s->one.ms / s->dist.ms, s->dist_ok ? "PASS" : "FAIL");
+    printf("\nphases of one more cupat_sort_dist call (ms, the slowest rank's; stream waits at each mark):\n"
+           "partition %.3f | exchange, own bucket sorted under it %.3f | sort of what arrived %.3f | merge %.3f\n",
+           s->phase_ms[0], s->phase_ms[1], s->phase_ms[2], s->phase_ms[3]);
     const int ok = s->one_ok && s->dist_ok;
     printf("\nsort: %s%s%s\n\n", ok ? "PASS" : "FAIL", s->note[0] ? ": " : "", s->note);
     cli_json_exp(J, "sort");
@@ -388,6 +392,10 @@ static int print_sort(const lab_multi_sort *s, int p, int reps, cli_json *J)
     cli_json_num(J, "speedup", s->one.ms / s->dist.ms);
     cli_json_num(J, "out_min", (double)s->out_min);
     cli_json_num(J, "out_max", (double)s->out_max);
+    cli_json_num(J, "partition_ms", s->phase_ms[0]);
+    cli_json_num(J, "exchange_ms", s->phase_ms[1]);
+    cli_json_num(J, "arrived_sort_ms", s->phase_ms[2]);
+    cli_json_num(J, "merge_ms", s->phase_ms[3]);
     cli_json_str(J, "check", s->dist_ok ? "PASS" : "FAIL");
     cli_json_end_row(J);
     cli_json_end_exp(J);
@@ -723,7 +731,7 @@ int cmd_lab_multi(int argc, char **argv)
     if (!code) {
         s = cupat_create(&L.ctx, cuda ? CUPAT_BACKEND_CUDA : CUPAT_BACKEND_CPU, device);
         if (s) fprintf(stderr, "%s: rank %d: %s\n", CMD, L.rank, cupat_last_error(NULL));
-        else if ((s = cupat_comm_create_transport(&L.comm, L.ctx, L.world, o.transport)) != CUPAT_SUCCESS)
+        else if ((s = cupat_comm_create_transport(&L.comm, L.ctx, L.world, L.transport)) != CUPAT_SUCCESS)
             fprintf(stderr, "%s: rank %d: cupat_comm_create: %s\n", CMD, L.rank, cupat_last_error(L.ctx));
         int bad = s != CUPAT_SUCCESS;
         MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, L.world);
