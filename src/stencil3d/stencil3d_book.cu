@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(SI *SI *SI) k_smem(Grid g, Coef<T> k, const T 
 constexpr int CI = 32, CO = CI - 2, ZC = 32;
 
 template <class T, int P, bool REG>
-__global__ void __launch_bounds__(CI *CI) k_coarse(Grid g, Coef<T> k, const T *__restrict__ in,
+__global__ void __launch_bounds__(CI *CI, sizeof(T) == 4 ? 2 : 1) k_coarse(Grid g, Coef<T> k, const T *__restrict__ in,
                                                    T *__restrict__ out)
 {
     __shared__ T s[REG ? 1 : 3][CI][CI];
@@ -90,14 +90,17 @@ __global__ void __launch_bounds__(CI *CI) k_coarse(Grid g, Coef<T> k, const T *_
             const long long col = x + y * g.ldy;
             const long long z0 = g.z0 + zc * ZC, z1 = z0 + ZC < g.z1 ? z0 + ZC : g.z1;
             auto ld = [&](long long z) { return in_xy && z >= 0 && z < g.nz ? in[col + z * g.ldz] : T(0); };
-            T prev = ld(z0 - 1), cur = ld(z0), next; // REG: the column's values
+            // the column's values z - 1, z, z + 1 (REG: the neighbours come from
+            // here), and plane z + 2 loaded one step ahead so two loads a thread
+            // are in flight across the barrier
+            T prev = ld(z0 - 1), cur = ld(z0), next = ld(z0 + 1);
             __syncthreads();
             if (!REG) {
                 s[(z0 + 2) % 3][ty][tx] = prev; // slot of z0 - 1
                 s[z0 % 3][ty][tx] = cur;
             }
             for (long long z = z0; z < z1; z++) {
-                next = ld(z + 1);
+                const T ahead = z + 1 < z1 ? ld(z + 2) : T(0);
                 if (REG) s[0][ty][tx] = cur;
                 else s[(z + 1) % 3][ty][tx] = next;
                 __syncthreads();
@@ -116,7 +119,7 @@ __global__ void __launch_bounds__(CI *CI) k_coarse(Grid g, Coef<T> k, const T *_
                     }
                 }
                 __syncthreads();
-                prev = cur, cur = next;
+                prev = cur, cur = next, next = ahead;
             }
         }
 }
