@@ -443,9 +443,10 @@ cupat_status cupat_stencil3d(cupat_ctx *ctx, cupat_type type, size_t nx, size_t 
  * second buffer of the same layout (its contents are ignored, and a and b
  * must not overlap); *result gets the buffer that holds the final grid (a or
  * b: which one depends on the rung, since the temporal-blocking rung runs
- * several steps a pass); the other holds scratch. Unless another rung is
- * pinned, passes of several steps run on the temporal-blocking rung. Results
- * equal `steps` single steps bit for bit; steps = 0 gives *result = a. */
+ * several steps a pass); the other holds scratch. Steps run one at a time
+ * on the default rung; with the temporal-blocking rung pinned, in passes of
+ * 4, 2 and 1 steps (slower on the H100: docs/stencil3d.md). Results equal
+ * `steps` single steps bit for bit; steps = 0 gives *result = a. */
 cupat_status cupat_stencil3d_run(cupat_ctx *ctx, cupat_type type, size_t nx, size_t ny,
                                  size_t nz, size_t ldy, size_t ldz, int points,
                                  const double *coeffs, int steps, void *a, void *b,

@@ -2,8 +2,9 @@
  * against a reference written here from the documented rule (halo copied,
  * interior one fma chain from +0 in coefficient order), bit for bit: f32 and
  * f64, 7 and 27 points, odd sizes, flat grids (no interior), padded rows and
- * planes (padding untouched); the step driver (every rung pinned, and the
- * default's temporal passes) against repeated reference steps; the presets;
+ * planes (padding untouched); the step driver (every rung pinned: the
+ * temporal rung's passes of 4 and 2; and the default) against repeated
+ * reference steps; the presets;
  * the argument checks. */
 #include "testutil.h"
 
@@ -110,7 +111,8 @@ static void test_rungs(cupat_ctx *ctx)
             for (int P = 7; P <= 27; P += 20) check(ctx, list[v].name, 0, 130, 67, 70, 0, 0, P, 0);
     }
     CHECK_OK(ctx, cupat_set_variant(ctx, "stencil3d", NULL));
-    /* the default driver: temporal passes of 4 and 2 and a single step */
+    /* the default driver: single steps on the default rung (the temporal
+     * passes of 4 and 2 run above, with that rung pinned) */
     for (int f64 = 0; f64 <= 1; f64++)
         for (int P = 7; P <= 27; P += 20) {
             check(ctx, "default", f64, 37, 21, 19, 0, 0, P, 7);

@@ -68,5 +68,7 @@ inline Grid make_grid(const s3_req *r)
 
 } // namespace cupat_s3
 
+cupat_status cupat__stencil3d_pipeline(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
+                                       const void *in, void *out);
 cupat_status cupat__stencil3d_temporal(cupat_ctx *ctx, const s3_req *r, int steps,
                                        cudaStream_t stream, const void *in, void *out);

@@ -14,6 +14,7 @@ enum cupat_stencil3d_rung {
     S3_SMEM,     /* 8^3 input tile in shared memory               PMPP 8.3 */
     S3_COARSE_Z, /* 32 x 32 tile walks z, 3 planes in shared       PMPP 8.4 */
     S3_REGTILE,  /* z neighbours in registers, 1 plane in shared   PMPP 8.5 */
+    S3_PIPELINE, /* planes by cp.async into a shared ring          beyond    */
     S3_TEMPORAL, /* several steps a pass, 2.5D blocking           beyond    */
     S3_CUDA_COUNT,
     S3_SERIAL = S3_CUDA_COUNT,
@@ -46,7 +47,7 @@ cupat_status cupat__stencil3d_check_buf(cupat_ctx *ctx, const char *fn, const ch
 
 /* One step in -> out over r's window of planes only, for callers that split
  * a step (cupat_stencil3d_dist): CUDA: the fastest single-step rung
- * (regtile; coarse_z for 27 points) on `stream`; CPU: the OpenMP loop
+ * (regtile for 7 points, pipeline for 27) on `stream`; CPU: the OpenMP loop
  * (stream ignored). Every point as cupat_stencil3d computes it. */
 cupat_status cupat__stencil3d_window(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
                                      const void *in, void *out);

@@ -1,0 +1,97 @@
+// stencil3d_pipeline.cu — the "pipeline" rung: coarse_z's walk through z,
+// with the planes brought into a ring of S shared-memory stages by
+// asynchronous copies (cp.async through __pipeline_memcpy_async), S - 3
+// planes ahead of the ones a step needs. The copies in flight cost no
+// registers: regtile's prefetch holds its plane in a register, and at the
+// 32 registers that keep two 1024-thread blocks on an SM it can hold one.
+// Every point is the one chain of stencil3d_dev.cuh: bitwise equal to the
+// other rungs. Honours the z window (cupat__stencil3d_window).
+#include "stencil3d/stencil3d_dev.cuh"
+
+#include <cuda_pipeline.h>
+
+using namespace cupat_s3;
+
+namespace {
+
+constexpr int PI = 32, PO = PI - 2, PZ = 32;
+// stages: f32 6 (24 KB a block, two blocks an SM), f64 4 (32 KB)
+template <class T> constexpr int stages() { return sizeof(T) == 4 ? 6 : 4; }
+
+__device__ __forceinline__ int next_stage(int i, int s) { return i + 1 == s ? 0 : i + 1; }
+
+template <class T, int P>
+__global__ void __launch_bounds__(PI *PI, sizeof(T) == 4 ? 2 : 1)
+    k_pipeline(Grid g, Coef<T> k, const T *__restrict__ in, T *__restrict__ out)
+{
+    constexpr int S = stages<T>();
+    __shared__ T s[S][PI][PI];
+    const long long x = (long long)blockIdx.x * PO - 1 + threadIdx.x;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const bool inner = tx >= 1 && tx <= PO && ty >= 1 && ty <= PO;
+    for (long long zc = blockIdx.z; g.z0 + zc * PZ < g.z1; zc += gridDim.z)
+        for (long long by = blockIdx.y; by * PO < g.ny; by += gridDim.y) {
+            const long long y = by * PO - 1 + ty;
+            const bool in_xy = x >= 0 && x < g.nx && y >= 0 && y < g.ny;
+            const long long col = x + y * g.ldy;
+            const long long z0 = g.z0 + zc * PZ, z1 = z0 + PZ < g.z1 ? z0 + PZ : g.z1;
+            // plane q of this thread's column into stage st; outside the grid
+            // nothing is copied (such a value is never read for a written point)
+            auto issue = [&](long long q, int st) {
+                if (in_xy && q >= 0 && q < g.nz)
+                    __pipeline_memcpy_async(&s[st][ty][tx], in + col + q * g.ldz, sizeof(T));
+                __pipeline_commit();
+            };
+            __syncthreads(); // the previous tile's readers are done with the ring
+            // planes z0 - 1 .. z0 + S - 3 into stages 0 .. S - 2
+            for (int d = 0; d < S - 1; d++) issue(z0 - 1 + d, d);
+            int sm = 0, s0 = 1, sp = 2, si = S - 1; // stages of z - 1, z, z + 1, the next issue
+            for (long long z = z0; z < z1; z++) {
+                issue(z + S - 2, si);
+                // plane z + 1 landed: at most S - 3 later groups still in flight
+                __pipeline_wait_prior(S - 3);
+                __syncthreads();
+                if (inner && in_xy) {
+                    const long long p = col + z * g.ldz;
+                    if (halo(g, x, y, z)) {
+                        out[p] = s[s0][ty][tx];
+                    } else {
+                        out[p] = point<T, P>(k, [&](int dx, int dy, int dz) {
+                            return s[dz < 0 ? sm : dz > 0 ? sp : s0][ty + dy][tx + dx];
+                        });
+                    }
+                }
+                __syncthreads(); // stage sm is the next issue's
+                const int free_stage = sm;
+                sm = s0, s0 = sp, sp = next_stage(sp, S);
+                si = free_stage;
+            }
+            __pipeline_wait_prior(0); // nothing of this tile lands in the next one's ring
+        }
+}
+
+unsigned gdim(long long n, long long cap) { return (unsigned)(n < cap ? n : cap); }
+
+template <class T, int P>
+cupat_status launch(cupat_ctx *ctx, const s3_req *r, cudaStream_t st, const void *in, void *out)
+{
+    const Grid g = make_grid(r);
+    auto cd = [](long long n, long long d) { return (n + d - 1) / d; };
+    const dim3 grid(gdim(cd(g.nx, PO), 0x7fffffff), gdim(cd(g.ny, PO), 65535),
+                    gdim(cd(g.z1 - g.z0, PZ), 65535));
+    k_pipeline<T, P><<<grid, dim3(PI, PI), 0, st>>>(g, make_coef<T>(r), static_cast<const T *>(in),
+                                                    static_cast<T *>(out));
+    return cupat__launched(ctx, "stencil3d k_pipeline");
+}
+
+} // namespace
+
+cupat_status cupat__stencil3d_pipeline(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
+                                       const void *in, void *out)
+{
+    if (r->f64)
+        return r->points == 7 ? launch<double, 7>(ctx, r, stream, in, out)
+                              : launch<double, 27>(ctx, r, stream, in, out);
+    return r->points == 7 ? launch<float, 7>(ctx, r, stream, in, out)
+                          : launch<float, 27>(ctx, r, stream, in, out);
+}
