@@ -83,6 +83,17 @@ cupat_status cupat_allreduce_dist(cupat_comm *comm, cupat_type type, cupat_op op
 cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_order order, size_t n,
                              const void *keys, void **out, size_t *n_out);
 
+/* Distributed SpMV, rows split between the ranks: rank r holds A_r, its
+ * rows of the global matrix as a cupat_sparse over ALL the columns (cols the
+ * same on every rank), x_r, its slice of the global x (n_x elements; the
+ * slices in rank order are x, so they must add up to cols), and y_r (A_r's
+ * rows elements): y_r = alpha A_r x + beta y_r, as cupat_spmv (its rules,
+ * rungs and error bound) with x gathered whole on every rank first (one
+ * all-gather through the transport). Backend memory; y_r shares no byte
+ * with x_r. */
+cupat_status cupat_spmv_dist(cupat_comm *comm, const cupat_sparse *A, double alpha, size_t n_x,
+                             const void *x, double beta, void *y);
+
 /* A 3D stencil over a grid decomposed in z (PMPP 20.3): the global grid is
  * nx * ny * NZ points with a one-point halo, as cupat_stencil3d; rank r holds
  * a slab of it: nz local planes (nz >= 3), planes 1 .. nz - 2 its own part of

@@ -13,6 +13,8 @@
  *    permutation, sorted: the same bits since the order is total);
  *  - bad arguments: NULL comm, unknown type/op/order, NULL outputs, a host
  *    pointer on the CUDA backend, each a clear status on every rank.
+ *  - cupat_spmv_dist: rows and x split differently (uneven, an empty rank)
+ *    against cupat_spmv of the whole matrix within twice its bound;
  *  - cupat_allreduce_dist: every type and op, in place and not, n from 0 to
  *    more than the ranks, against a host combination in rank order (bits;
  *    NaN as NaN);
@@ -331,6 +333,120 @@ static void test_allreduce(cupat_comm *c)
                     }
 }
 
+/* Where rank r's share of N starts (cut(N, nproc) = N): shape 0 even, 1
+ * growing with r, 2 rank 0 empty. */
+static size_t cut(size_t N, int r, int shape)
+{
+    const size_t p = (size_t)nproc, q = (size_t)r;
+    if (shape == 1) return N * q * q / (p * p);
+    if (shape == 2) return p == 1 ? N * q : q < 1 ? 0 : N * (q - 1) / (p - 1);
+    return N * q / p;
+}
+
+/* SpMV with rows (and x) split between the ranks against cupat_spmv of the
+ * whole matrix on one CPU process, within twice cupat_spmv's bound (each
+ * result is within it of the exact value). */
+static void test_spmv(cupat_comm *c)
+{
+    const size_t N = 1531;
+    for (int f64 = 0; f64 <= 1; f64++)
+        for (int shape = 0; shape < 3; shape++) {
+            const cupat_type vt = f64 ? CUPAT_F64 : CUPAT_F32;
+            const size_t es = f64 ? 8 : 4;
+            /* the global matrix (CSR, 0..8 entries a row) and x, y on every rank */
+            int32_t *rp = malloc((N + 1) * sizeof *rp), *ci = malloc(N * 8 * sizeof *ci);
+            unsigned char *va = malloc(N * 8 * es), *xg = malloc(N * es), *yg = malloc(N * es),
+                          *want = malloc(N * es);
+            double *bound = malloc(N * sizeof *bound);
+            rp[0] = 0;
+            for (size_t i = 0; i < N; i++) {
+                const int len = (int)(mix(i * 31 + (uint64_t)shape) % 9);
+                for (int k = 0; k < len; k++) {
+                    const size_t j = rp[i] + (size_t)k;
+                    ci[j] = (int32_t)(mix(i * 977 + (uint64_t)k) % N);
+                    const double v = (double)(mix(j + 17) % 2001) / 1000.0 - 1.0;
+                    if (f64) ((double *)va)[j] = v;
+                    else ((float *)va)[j] = (float)v;
+                }
+                rp[i + 1] = rp[i] + len;
+                const double xv = (double)(mix(i + 5) % 2001) / 500.0 - 2.0, yv = (double)(mix(i + 9) % 11) - 5.0;
+                if (f64) ((double *)xg)[i] = xv, ((double *)yg)[i] = yv;
+                else ((float *)xg)[i] = (float)xv, ((float *)yg)[i] = (float)yv;
+            }
+            const double alpha = 1.5, beta = 0.5, u = f64 ? 0x1p-53 : 0x1p-24;
+            cupat_ctx *cpu = NULL;
+            cupat_sparse *G = NULL;
+            cupat_create(&cpu, CUPAT_BACKEND_CPU, -1);
+            cupat_sparse_create_csr(cpu, &G, N, N, (size_t)rp[N], CUPAT_I32, vt, rp, ci, va, CUPAT_SPARSE_COPY);
+            memcpy(want, yg, N * es);
+            CHECK(cupat_spmv(cpu, G, alpha, xg, beta, want) == CUPAT_SUCCESS, "spmv reference: %s",
+                  cupat_last_error(cpu));
+            for (size_t i = 0; i < N; i++) {
+                double sum = 0;
+                for (int32_t j = rp[i]; j < rp[i + 1]; j++) {
+                    const double a = f64 ? ((double *)va)[j] : ((float *)va)[j];
+                    const double xv = f64 ? ((double *)xg)[ci[j]] : ((float *)xg)[ci[j]];
+                    sum += fabs(a * xv);
+                }
+                const double yv = f64 ? ((double *)yg)[i] : ((float *)yg)[i];
+                bound[i] = 2 * (double)(rp[i + 1] - rp[i] + 2) * u * (fabs(alpha) * sum + fabs(beta * yv));
+            }
+            /* this rank's rows (shape) and x slice (the next shape: another split) */
+            const size_t r0 = cut(N, rank, shape), x0 = cut(N, rank, (shape + 1) % 3);
+            const size_t nr = cut(N, rank + 1, shape) - r0, nx = cut(N, rank + 1, (shape + 1) % 3) - x0;
+            int32_t *lrp = malloc((nr + 1) * sizeof *lrp);
+            for (size_t i = 0; i <= nr; i++) lrp[i] = rp[r0 + i] - rp[r0];
+            const size_t lnnz = (size_t)lrp[nr];
+            cupat_sparse *A = NULL;
+            CHECK(cupat_sparse_create_csr(ctx, &A, nr, N, lnnz, CUPAT_I32, vt, lrp, ci + rp[r0],
+                                          va + (size_t)rp[r0] * es, CUPAT_SPARSE_COPY) == CUPAT_SUCCESS,
+                  "local matrix: %s", cupat_last_error(ctx));
+            void *x = NULL, *y = NULL;
+            cupat_malloc(ctx, &x, nx * es);
+            cupat_malloc(ctx, &y, nr * es);
+            if (nx) cupat_memcpy(ctx, x, xg + x0 * es, nx * es);
+            if (nr) cupat_memcpy(ctx, y, yg + r0 * es, nr * es);
+            cupat_status s = cupat_spmv_dist(c, A, alpha, nx, x, beta, y);
+            CHECK(s == CUPAT_SUCCESS, "spmv_dist %s shape %d: %s", cupat_type_name(vt), shape, cupat_last_error(ctx));
+            unsigned char *got = malloc(nr * es + 8);
+            if (nr) cupat_memcpy(ctx, got, y, nr * es);
+            size_t bad = nr;
+            for (size_t i = 0; i < nr && bad == nr; i++) {
+                const double g = f64 ? ((double *)got)[i] : ((float *)got)[i];
+                const double w = f64 ? ((double *)want)[r0 + i] : ((float *)want)[r0 + i];
+                if (!(fabs(g - w) <= bound[r0 + i])) bad = i;
+            }
+            CHECK(bad == nr, "spmv_dist %s shape %d: row %zu of rank %d out of the bound", cupat_type_name(vt), shape,
+                  r0 + bad, rank);
+            /* bad arguments: the slices not adding up (every rank one short) */
+            if (f64 && shape == 0) {
+                CHECK(cupat_spmv_dist(c, A, alpha, nx ? nx - 1 : 0, x, beta, y) == CUPAT_ERROR_INVALID_VALUE,
+                      "spmv_dist slices one short");
+                CHECK(strstr(cupat_last_error(ctx), "add up") != NULL, "message: %s", cupat_last_error(ctx));
+                CHECK(cupat_spmv_dist(c, NULL, alpha, nx, x, beta, y) == CUPAT_ERROR_NULL_POINTER, "NULL A");
+                CHECK(cupat_spmv_dist(NULL, A, alpha, nx, x, beta, y) == CUPAT_ERROR_NULL_POINTER, "NULL comm");
+                CHECK(cupat_spmv_dist(c, A, alpha, N + 1, x, beta, y) == CUPAT_ERROR_INVALID_VALUE, "n_x > cols");
+                if (nr) CHECK(cupat_spmv_dist(c, A, alpha, nx, y, beta, y) == CUPAT_ERROR_INVALID_VALUE,
+                              "y overlapping x");
+                /* every rank made the same failing calls: nothing is left in flight */
+            }
+            free(got);
+            cupat_free(ctx, x);
+            cupat_free(ctx, y);
+            cupat_sparse_destroy(ctx, A);
+            cupat_sparse_destroy(cpu, G);
+            cupat_destroy(cpu);
+            free(lrp);
+            free(rp);
+            free(ci);
+            free(va);
+            free(xg);
+            free(yg);
+            free(want);
+            free(bound);
+        }
+}
+
 static void test_errors(cupat_comm *c)
 {
     unsigned char r[sizeof(cupat_indexed)];
@@ -615,6 +731,7 @@ int main(int argc, char **argv)
         test_reduce(c);
         test_sort(c);
         test_allreduce(c);
+        test_spmv(c);
         test_stencil3d(c);
         test_errors(c);
         cupat_comm_destroy(c);

@@ -162,7 +162,7 @@ cupat_status cupat__dist_side(cupat_comm *c)
 void cupat_comm_destroy(cupat_comm *comm)
 {
     if (!comm) return;
-    for (int i = 0; i < 3; i++) cupat_free(comm->ctx, comm->buf[i]);
+    for (int i = 0; i < DIST_BUFFERS; i++) cupat_free(comm->ctx, comm->buf[i]);
     for (int i = 0; i < 2; i++) cupat_free_host(comm->ctx, comm->stage[i]);
     if (comm->side) {
         cudaSetDevice(comm->ctx->device);
@@ -556,8 +556,8 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
     CUPAT_TRY(choose_splitters(comm, fn, key_type, order, n, keys, split));
     /* 2. the keys partitioned into p buckets (one pass, unsorted inside) */
     if (n) {
-        CUPAT_TRY(cupat__dist_buffer(comm, 0, n * es, &part));
-        if (cuda) CUPAT_TRY(cupat__dist_buffer(comm, 2, cupat__dist_partition_tables(n, p), &tables));
+        CUPAT_TRY(cupat__dist_buffer(comm, DIST_BUF_PART, n * es, &part));
+        if (cuda) CUPAT_TRY(cupat__dist_buffer(comm, DIST_BUF_TABLES, cupat__dist_partition_tables(n, p), &tables));
     }
     CUPAT_TRY(cupat__dist_partition(ctx, key_type, order, n, keys, p, split, tables, part, bucket_n));
     dist_phase(comm, DIST_PHASE_SPLIT);
@@ -574,7 +574,7 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
      * exchange on the communicator's second stream), then what arrived is
      * sorted, and the two sorted runs merge into the output */
     if (total) CUPAT_TRY(cupat_malloc(ctx, &res, total * es));
-    cupat_status s = from_others ? cupat__dist_buffer(comm, 1, from_others * es, &recv) : CUPAT_SUCCESS;
+    cupat_status s = from_others ? cupat__dist_buffer(comm, DIST_BUF_RECV, from_others * es, &recv) : CUPAT_SUCCESS;
     cudaStream_t side = NULL;
     if (s == CUPAT_SUCCESS && cuda) {
         s = cupat__dist_side(comm);

@@ -17,6 +17,8 @@
 extern "C" {
 #endif
 
+#define DIST_BUFFERS 4
+
 typedef enum dist_transport {
     DIST_MPI = 0,        /* CPU context: host buffers straight to MPI            */
     DIST_MPI_STAGED = 1, /* CUDA context: device data through pinned host memory */
@@ -32,8 +34,8 @@ struct cupat_comm {
     /* backend buffers kept between calls (grow-only; cupat_comm_destroy
      * frees them): the sort's sorted run and what arrives, so a call of
      * the same size allocates nothing but its output */
-    void *buf[3];
-    size_t buf_bytes[3];
+    void *buf[DIST_BUFFERS];
+    size_t buf_bytes[DIST_BUFFERS];
     /* pinned host buffers of the staged transport (kept: freeing pinned
      * memory waits for the whole device) */
     void *stage[2];
@@ -87,7 +89,14 @@ void cupat__dist_phase(cupat_comm *c, int phase);
 #define dist_phase_begin cupat__dist_phase_begin
 #define dist_phase cupat__dist_phase
 
-/* c->buf[i] of at least `bytes`, grown (contents lost) when smaller. */
+/* c->buf[i] of at least `bytes`, grown (contents lost) when smaller. The
+ * buffers by use: */
+enum {
+    DIST_BUF_PART = 0,   /* the sort's partitioned keys            */
+    DIST_BUF_RECV = 1,   /* the sort's arrivals                    */
+    DIST_BUF_TABLES = 2, /* the partition's count / offset tables  */
+    DIST_BUF_X = 3       /* the SpMV's whole x, gathered           */
+};
 cupat_status cupat__dist_buffer(cupat_comm *c, int i, size_t bytes, void **p);
 /* c->side and c->ev, made on first use (CUDA contexts). */
 cupat_status cupat__dist_side(cupat_comm *c);
