@@ -83,45 +83,42 @@ __global__ void __launch_bounds__(CI *CI, sizeof(T) == 4 ? 2 : 1) k_coarse(Grid 
     const long long x = (long long)blockIdx.x * CO - 1 + threadIdx.x;
     const int tx = threadIdx.x, ty = threadIdx.y;
     const bool inner = tx >= 1 && tx <= CO && ty >= 1 && ty <= CO;
-    for (long long zc = blockIdx.z; g.z0 + zc * ZC < g.z1; zc += gridDim.z)
-        for (long long by = blockIdx.y; by * CO < g.ny; by += gridDim.y) {
-            const long long y = by * CO - 1 + ty;
-            const bool in_xy = x >= 0 && x < g.nx && y >= 0 && y < g.ny;
-            const long long col = x + y * g.ldy;
-            const long long z0 = g.z0 + zc * ZC, z1 = z0 + ZC < g.z1 ? z0 + ZC : g.z1;
-            auto ld = [&](long long z) { return in_xy && z >= 0 && z < g.nz ? in[col + z * g.ldz] : T(0); };
-            // the column's values z - 1, z, z + 1 (REG: the neighbours come from
-            // here), and plane z + 2 loaded one step ahead so two loads a thread
-            // are in flight across the barrier
-            T prev = ld(z0 - 1), cur = ld(z0), next = ld(z0 + 1);
-            __syncthreads();
-            if (!REG) {
-                s[(z0 + 2) % 3][ty][tx] = prev; // slot of z0 - 1
-                s[z0 % 3][ty][tx] = cur;
-            }
-            for (long long z = z0; z < z1; z++) {
-                const T ahead = z + 1 < z1 ? ld(z + 2) : T(0);
-                if (REG) s[0][ty][tx] = cur;
-                else s[(z + 1) % 3][ty][tx] = next;
-                __syncthreads();
-                if (inner && in_xy) {
-                    const long long p = col + z * g.ldz;
-                    if (halo(g, x, y, z)) {
-                        out[p] = cur;
-                    } else if (REG) {
-                        out[p] = point<T, P>(k, [&](int dx, int dy, int dz) {
-                            return dz < 0 ? prev : dz > 0 ? next : s[0][ty + dy][tx + dx];
-                        });
-                    } else {
-                        out[p] = point<T, P>(k, [&](int dx, int dy, int dz) {
-                            return s[(z + 3 + dz) % 3][ty + dy][tx + dx];
-                        });
-                    }
-                }
-                __syncthreads();
-                prev = cur, cur = next, next = ahead;
-            }
+    for_each_column<CI, ZC>(g, x, [&](const Column &c) {
+        const long long y = c.y, col = c.col, z0 = c.z0, z1 = c.z1;
+        const bool in_xy = c.in_xy;
+        auto ld = [&](long long z) { return in_xy && z >= 0 && z < g.nz ? in[col + z * g.ldz] : T(0); };
+        // the column's values z - 1, z, z + 1 (REG: the neighbours come from
+        // here), and plane z + 2 loaded one step ahead so two loads a thread
+        // are in flight across the barrier
+        T prev = ld(z0 - 1), cur = ld(z0), next = ld(z0 + 1);
+        __syncthreads();
+        if (!REG) {
+            s[(z0 + 2) % 3][ty][tx] = prev; // slot of z0 - 1
+            s[z0 % 3][ty][tx] = cur;
         }
+        for (long long z = z0; z < z1; z++) {
+            const T ahead = z + 1 < z1 ? ld(z + 2) : T(0);
+            if (REG) s[0][ty][tx] = cur;
+            else s[(z + 1) % 3][ty][tx] = next;
+            __syncthreads();
+            if (inner && in_xy) {
+                const long long p = col + z * g.ldz;
+                if (halo(g, x, y, z)) {
+                    out[p] = cur;
+                } else if (REG) {
+                    out[p] = point<T, P>(k, [&](int dx, int dy, int dz) {
+                        return dz < 0 ? prev : dz > 0 ? next : s[0][ty + dy][tx + dx];
+                    });
+                } else {
+                    out[p] = point<T, P>(k, [&](int dx, int dy, int dz) {
+                        return s[(z + 3 + dz) % 3][ty + dy][tx + dx];
+                    });
+                }
+            }
+            __syncthreads();
+            prev = cur, cur = next, next = ahead;
+        }
+    });
 }
 
 unsigned gdim(long long n, long long cap) { return (unsigned)(n < cap ? n : cap); }

@@ -53,6 +53,29 @@ __device__ __forceinline__ bool halo(const Grid &g, long long x, long long y, lo
     return x == 0 || y == 0 || z == 0 || x == g.nx - 1 || y == g.ny - 1 || z == g.nz - 1;
 }
 
+// The walk coarse_z, regtile and pipeline share: a block of CI x CI threads
+// (x = the thread's column) takes output tiles CI - 2 wide in x and y and
+// chunks of ZC planes of the window [g.z0, g.z1); f(c) runs once a tile.
+struct Column {
+    long long y, col, z0, z1; // the thread's row, its column's offset, the chunk's planes
+    bool in_xy;               // the column is inside the grid
+};
+template <int CI, int ZC, class F>
+__device__ __forceinline__ void for_each_column(const Grid &g, long long x, F f)
+{
+    constexpr int CO = CI - 2;
+    for (long long zc = blockIdx.z; g.z0 + zc * ZC < g.z1; zc += gridDim.z)
+        for (long long by = blockIdx.y; by * CO < g.ny; by += gridDim.y) {
+            Column c;
+            c.y = by * CO - 1 + threadIdx.y;
+            c.in_xy = x >= 0 && x < g.nx && c.y >= 0 && c.y < g.ny;
+            c.col = x + c.y * g.ldy;
+            c.z0 = g.z0 + zc * ZC;
+            c.z1 = c.z0 + ZC < g.z1 ? c.z0 + ZC : g.z1;
+            f(c);
+        }
+}
+
 template <class T>
 inline Coef<T> make_coef(const s3_req *r)
 {

@@ -29,45 +29,42 @@ __global__ void __launch_bounds__(PI *PI, sizeof(T) == 4 ? 2 : 1)
     const long long x = (long long)blockIdx.x * PO - 1 + threadIdx.x;
     const int tx = threadIdx.x, ty = threadIdx.y;
     const bool inner = tx >= 1 && tx <= PO && ty >= 1 && ty <= PO;
-    for (long long zc = blockIdx.z; g.z0 + zc * PZ < g.z1; zc += gridDim.z)
-        for (long long by = blockIdx.y; by * PO < g.ny; by += gridDim.y) {
-            const long long y = by * PO - 1 + ty;
-            const bool in_xy = x >= 0 && x < g.nx && y >= 0 && y < g.ny;
-            const long long col = x + y * g.ldy;
-            const long long z0 = g.z0 + zc * PZ, z1 = z0 + PZ < g.z1 ? z0 + PZ : g.z1;
-            // plane q of this thread's column into stage st; outside the grid
-            // nothing is copied (such a value is never read for a written point)
-            auto issue = [&](long long q, int st) {
-                if (in_xy && q >= 0 && q < g.nz)
-                    __pipeline_memcpy_async(&s[st][ty][tx], in + col + q * g.ldz, sizeof(T));
-                __pipeline_commit();
-            };
-            __syncthreads(); // the previous tile's readers are done with the ring
-            // planes z0 - 1 .. z0 + S - 3 into stages 0 .. S - 2
-            for (int d = 0; d < S - 1; d++) issue(z0 - 1 + d, d);
-            int sm = 0, s0 = 1, sp = 2, si = S - 1; // stages of z - 1, z, z + 1, the next issue
-            for (long long z = z0; z < z1; z++) {
-                issue(z + S - 2, si);
-                // plane z + 1 landed: at most S - 3 later groups still in flight
-                __pipeline_wait_prior(S - 3);
-                __syncthreads();
-                if (inner && in_xy) {
-                    const long long p = col + z * g.ldz;
-                    if (halo(g, x, y, z)) {
-                        out[p] = s[s0][ty][tx];
-                    } else {
-                        out[p] = point<T, P>(k, [&](int dx, int dy, int dz) {
-                            return s[dz < 0 ? sm : dz > 0 ? sp : s0][ty + dy][tx + dx];
-                        });
-                    }
+    for_each_column<PI, PZ>(g, x, [&](const Column &c) {
+        const long long y = c.y, col = c.col, z0 = c.z0, z1 = c.z1;
+        const bool in_xy = c.in_xy;
+        // plane q of this thread's column into stage st; outside the grid
+        // nothing is copied (such a value is never read for a written point)
+        auto issue = [&](long long q, int st) {
+            if (in_xy && q >= 0 && q < g.nz)
+                __pipeline_memcpy_async(&s[st][ty][tx], in + col + q * g.ldz, sizeof(T));
+            __pipeline_commit();
+        };
+        __syncthreads(); // the previous tile's readers are done with the ring
+        // planes z0 - 1 .. z0 + S - 3 into stages 0 .. S - 2
+        for (int d = 0; d < S - 1; d++) issue(z0 - 1 + d, d);
+        int sm = 0, s0 = 1, sp = 2, si = S - 1; // stages of z - 1, z, z + 1, the next issue
+        for (long long z = z0; z < z1; z++) {
+            issue(z + S - 2, si);
+            // plane z + 1 landed: at most S - 3 later groups still in flight
+            __pipeline_wait_prior(S - 3);
+            __syncthreads();
+            if (inner && in_xy) {
+                const long long p = col + z * g.ldz;
+                if (halo(g, x, y, z)) {
+                    out[p] = s[s0][ty][tx];
+                } else {
+                    out[p] = point<T, P>(k, [&](int dx, int dy, int dz) {
+                        return s[dz < 0 ? sm : dz > 0 ? sp : s0][ty + dy][tx + dx];
+                    });
                 }
-                __syncthreads(); // stage sm is the next issue's
-                const int free_stage = sm;
-                sm = s0, s0 = sp, sp = next_stage(sp, S);
-                si = free_stage;
             }
-            __pipeline_wait_prior(0); // nothing of this tile lands in the next one's ring
+            __syncthreads(); // stage sm is the next issue's
+            const int free_stage = sm;
+            sm = s0, s0 = sp, sp = next_stage(sp, S);
+            si = free_stage;
         }
+        __pipeline_wait_prior(0); // nothing of this tile lands in the next one's ring
+    });
 }
 
 unsigned gdim(long long n, long long cap) { return (unsigned)(n < cap ? n : cap); }
