@@ -84,33 +84,39 @@ __global__ void __launch_bounds__(CI *CI, sizeof(T) == 4 ? 2 : 1) k_coarse(Grid 
     const int tx = threadIdx.x, ty = threadIdx.y;
     const bool inner = tx >= 1 && tx <= CO && ty >= 1 && ty <= CO;
     for_each_column<CI, ZC>(g, x, [&](const Column &c) {
-        const long long y = c.y, col = c.col, z0 = c.z0, z1 = c.z1;
+        const long long z0 = c.z0, z1 = c.z1, ldz = g.ldz;
         const bool in_xy = c.in_xy;
-        auto ld = [&](long long z) { return in_xy && z >= 0 && z < g.nz ? in[col + z * g.ldz] : T(0); };
+        // the instruction count sets the pace here (ncu: SM throughput 71%,
+        // DRAM 50%): pointers step a plane a step, the x / y part of the
+        // halo test is made once a tile, loads test only their plane
+        const bool edge_xy = x == 0 || c.y == 0 || x == g.nx - 1 || c.y == g.ny - 1;
+        auto ld = [&](long long z) { return in_xy && z >= 0 && z < g.nz ? in[c.col + z * ldz] : T(0); };
         // the column's values z - 1, z, z + 1 (REG: the neighbours come from
         // here), and plane z + 2 loaded one step ahead so two loads a thread
         // are in flight across the barrier
         T prev = ld(z0 - 1), cur = ld(z0), next = ld(z0 + 1);
+        const long long last = (z1 < g.nz - 2 ? z1 : g.nz - 2); // plane z + 2 exists while z < last
+        const T *pa = in + c.col + (z0 + 2) * ldz;
+        T *po = out + c.col + z0 * ldz;
         __syncthreads();
         if (!REG) {
             s[(z0 + 2) % 3][ty][tx] = prev; // slot of z0 - 1
             s[z0 % 3][ty][tx] = cur;
         }
-        for (long long z = z0; z < z1; z++) {
-            const T ahead = z + 1 < z1 ? ld(z + 2) : T(0);
+        for (long long z = z0; z < z1; z++, pa += ldz, po += ldz) {
+            const T ahead = in_xy && z + 1 < z1 && z < last ? *pa : T(0);
             if (REG) s[0][ty][tx] = cur;
             else s[(z + 1) % 3][ty][tx] = next;
             __syncthreads();
             if (inner && in_xy) {
-                const long long p = col + z * g.ldz;
-                if (halo(g, x, y, z)) {
-                    out[p] = cur;
+                if (edge_xy || z == 0 || z == g.nz - 1) {
+                    *po = cur;
                 } else if (REG) {
-                    out[p] = point<T, P>(k, [&](int dx, int dy, int dz) {
+                    *po = point<T, P>(k, [&](int dx, int dy, int dz) {
                         return dz < 0 ? prev : dz > 0 ? next : s[0][ty + dy][tx + dx];
                     });
                 } else {
-                    out[p] = point<T, P>(k, [&](int dx, int dy, int dz) {
+                    *po = point<T, P>(k, [&](int dx, int dy, int dz) {
                         return s[(z + 3 + dz) % 3][ty + dy][tx + dx];
                     });
                 }
