@@ -106,20 +106,9 @@ cupat_status cupat__stencil3d_check_buf(cupat_ctx *ctx, const char *fn, const ch
     return CUPAT_SUCCESS;
 }
 
-/* The default "pipeline" rung, unpinned, runs 7-point steps on regtile:
- * measured on the H100 at 512^3 f32, regtile 0.575 ms against pipeline's
- * 0.605 (7-point), pipeline 0.993 ms against 1.359 (27-point). */
-static int fastest(const cupat_ctx *ctx, int rung, const s3_req *r)
-{
-    if (rung == S3_PIPELINE && r->points == 7 && !cupat__pinned(ctx, "stencil3d"))
-        return S3_REGTILE;
-    return rung;
-}
-
 static cupat_status one_step(cupat_ctx *ctx, int rung, const s3_req *r, int steps,
                              const void *in, void *out)
 {
-    rung = fastest(ctx, rung, r);
     if (ctx->backend != CUPAT_BACKEND_CUDA) {
         cupat__stencil3d_cpu(r, rung == S3_OPENMP, in, out);
         return CUPAT_SUCCESS;
@@ -135,8 +124,7 @@ cupat_status cupat__stencil3d_window(cupat_ctx *ctx, const s3_req *r, cudaStream
         cupat__stencil3d_cpu(r, 1, in, out);
         return CUPAT_SUCCESS;
     }
-    return cupat__stencil3d_cuda(ctx, r->points == 7 ? S3_REGTILE : S3_PIPELINE, r, 1, stream,
-                                 in, out);
+    return cupat__stencil3d_cuda(ctx, S3_PIPELINE, r, 1, stream, in, out);
 }
 
 cupat_status cupat_stencil3d(cupat_ctx *ctx, cupat_type type, size_t nx, size_t ny, size_t nz,

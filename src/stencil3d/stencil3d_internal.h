@@ -47,7 +47,7 @@ cupat_status cupat__stencil3d_check_buf(cupat_ctx *ctx, const char *fn, const ch
 
 /* One step in -> out over r's window of planes only, for callers that split
  * a step (cupat_stencil3d_dist): CUDA: the fastest single-step rung
- * (regtile for 7 points, pipeline for 27) on `stream`; CPU: the OpenMP loop
+ * (pipeline) on `stream`; CPU: the OpenMP loop
  * (stream ignored). Every point as cupat_stencil3d computes it. */
 cupat_status cupat__stencil3d_window(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
                                      const void *in, void *out);

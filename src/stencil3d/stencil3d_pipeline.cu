@@ -30,30 +30,35 @@ __global__ void __launch_bounds__(PI *PI, sizeof(T) == 4 ? 2 : 1)
     const int tx = threadIdx.x, ty = threadIdx.y;
     const bool inner = tx >= 1 && tx <= PO && ty >= 1 && ty <= PO;
     for_each_column<PI, PZ>(g, x, [&](const Column &c) {
-        const long long y = c.y, col = c.col, z0 = c.z0, z1 = c.z1;
+        const long long z0 = c.z0, z1 = c.z1, ldz = g.ldz;
         const bool in_xy = c.in_xy;
-        // plane q of this thread's column into stage st; outside the grid
-        // nothing is copied (such a value is never read for a written point)
-        auto issue = [&](long long q, int st) {
-            if (in_xy && q >= 0 && q < g.nz)
-                __pipeline_memcpy_async(&s[st][ty][tx], in + col + q * g.ldz, sizeof(T));
+        // pointers step a plane a step and the x / y half of the halo test is
+        // made once a tile (as regtile: the instruction count sets the pace)
+        const bool edge_xy = x == 0 || c.y == 0 || x == g.nx - 1 || c.y == g.ny - 1;
+        // plane q (at pq) of this thread's column into stage st; outside the
+        // grid nothing is copied (such a value is never read for a written point)
+        const T *pq = in + c.col + (z0 - 1) * ldz;
+        long long q = z0 - 1;
+        auto issue = [&](int st) {
+            if (in_xy && q >= 0 && q < g.nz) __pipeline_memcpy_async(&s[st][ty][tx], pq, sizeof(T));
             __pipeline_commit();
+            q++, pq += ldz;
         };
         __syncthreads(); // the previous tile's readers are done with the ring
         // planes z0 - 1 .. z0 + S - 3 into stages 0 .. S - 2
-        for (int d = 0; d < S - 1; d++) issue(z0 - 1 + d, d);
+        for (int d = 0; d < S - 1; d++) issue(d);
         int sm = 0, s0 = 1, sp = 2, si = S - 1; // stages of z - 1, z, z + 1, the next issue
-        for (long long z = z0; z < z1; z++) {
-            issue(z + S - 2, si);
+        T *po = out + c.col + z0 * ldz;
+        for (long long z = z0; z < z1; z++, po += ldz) {
+            issue(si); // plane z + S - 2
             // plane z + 1 landed: at most S - 3 later groups still in flight
             __pipeline_wait_prior(S - 3);
             __syncthreads();
             if (inner && in_xy) {
-                const long long p = col + z * g.ldz;
-                if (halo(g, x, y, z)) {
-                    out[p] = s[s0][ty][tx];
+                if (edge_xy || z == 0 || z == g.nz - 1) {
+                    *po = s[s0][ty][tx];
                 } else {
-                    out[p] = point<T, P>(k, [&](int dx, int dy, int dz) {
+                    *po = point<T, P>(k, [&](int dx, int dy, int dz) {
                         return s[dz < 0 ? sm : dz > 0 ? sp : s0][ty + dy][tx + dx];
                     });
                 }
