@@ -333,7 +333,7 @@ static int print_stencil(const lab_multi_stencil *s, int p, int cuda, int reps, 
     printf("| run | ranks | grid (halo incl.) | ms/step | GB/s | GB/s a GPU | x copy | scaling |\n"
            "|---|---:|---|---:|---:|---:|---:|---|\n");
     cli_json_exp(J, "stencil");
-    stencil_row(J, "run", "cupat_stencil3d_run (default: temporal blocking, passes of 4 steps)", 1, n, n, n, s->ref_run,
+    stencil_row(J, "run", "cupat_stencil3d_run (default rung, one step a pass)", 1, n, n, n, s->ref_run,
                 s->copy_gbs, NULL, 0);
     stencil_row(J, "steps", "cupat_stencil3d, one step a call (default rung)", 1, n, n, n, s->ref_step, s->copy_gbs,
                 NULL, 0);
