@@ -288,6 +288,31 @@ static void host_comb(cupat_type t, cupat_op op, const void *a, const void *b, v
     memcpy(out, &r, es);
 }
 
+/* Managed memory cannot be shared by CUDA IPC: the direct all-reduce must
+ * step aside for the staged form, with the same result. */
+static void test_allreduce_managed(cupat_comm *c)
+{
+    if (cupat_get_backend(ctx) != CUPAT_BACKEND_CUDA) return;
+    const size_t n = 1000;
+    float *x = NULL, *y = NULL;
+    if (cudaMallocManaged((void **)&x, n * sizeof *x, cudaMemAttachGlobal) != cudaSuccess ||
+        cudaMallocManaged((void **)&y, n * sizeof *y, cudaMemAttachGlobal) != cudaSuccess) {
+        CHECK(0, "cudaMallocManaged failed");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) x[i] = (float)(rank + 1) * (float)i;
+    cupat_status s = cupat_allreduce_dist(c, CUPAT_F32, CUPAT_OP_SUM, n, x, y);
+    CHECK(s == CUPAT_SUCCESS, "allreduce_dist on managed memory: %s", cupat_last_error(ctx));
+    cupat_sync(ctx);
+    size_t bad = n;
+    const float k = (float)nproc * (float)(nproc + 1) / 2;
+    for (size_t i = 0; i < n && bad == n; i++)
+        if (y[i] != k * (float)i) bad = i;
+    CHECK(bad == n, "allreduce_dist on managed memory: element %zu", bad);
+    cudaFree(x);
+    cudaFree(y);
+}
+
 static void test_allreduce(cupat_comm *c)
 {
     const cupat_type types[] = {CUPAT_F32, CUPAT_F64, CUPAT_I32, CUPAT_U32, CUPAT_I64, CUPAT_U64};
@@ -731,6 +756,7 @@ int main(int argc, char **argv)
         test_reduce(c);
         test_sort(c);
         test_allreduce(c);
+        test_allreduce_managed(c);
         test_spmv(c);
         test_stencil3d(c);
         test_errors(c);

@@ -651,7 +651,11 @@ cupat_status cupat_allreduce_dist(cupat_comm *comm, cupat_type type, cupat_op op
         return CUPAT_SUCCESS;
     }
     /* one node with peer access: one kernel a rank over the mapped buffers */
-    if (comm->ipc) return cupat__dist_allreduce_ipc(comm, fn, type, op, n, x, y);
+    if (comm->ipc) {
+        const cupat_status si = cupat__dist_allreduce_ipc(comm, fn, type, op, n, x, y);
+        if (si != CUPAT_ERROR_NOT_SUPPORTED) return si;
+        ctx->err[0] = '\0'; /* not an error: the staged form below */
+    }
     /* slice r = [off(r), off(r + 1)): rank r combines it */
 #define SLICE(r) (n / (size_t)p * (size_t)(r) + ((size_t)(r) < n % (size_t)p ? (size_t)(r) : n % (size_t)p))
     const size_t mine = SLICE(me + 1) - SLICE(me);

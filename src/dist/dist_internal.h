@@ -66,7 +66,9 @@ void cupat__dist_ipc_close(cupat_comm *c);
 /* The all-reduce through IPC (collective): waits for the stream, maps the
  * peers' x and y, runs one kernel a rank (slice r of every rank's y from
  * slice r of every rank's x, in rank order), waits and meets the others, so
- * every y is complete on return. */
+ * every y is complete on return. CUPAT_ERROR_NOT_SUPPORTED (on every rank
+ * alike, nothing done) where some rank's x or y cannot be shared by IPC:
+ * the caller then takes the staged form. */
 cupat_status cupat__dist_allreduce_ipc(cupat_comm *c, const char *fn, cupat_type type, cupat_op op, size_t n,
                                        const void *x, void *y);
 /* The kernel: for i < n, v = src[0][i] op src[1][i] op ... op src[p-1][i],

@@ -144,7 +144,12 @@ cupat_status cupat__dist_allreduce_ipc(cupat_comm *c, const char *fn, cupat_type
     int ok = s == CUPAT_SUCCESS, every = 0;
     DIST_MPI_TRY(ctx, fn, MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, c->mpi));
     DIST_MPI_TRY(ctx, fn, MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, c->mpi));
-    if (!every) return s != CUPAT_SUCCESS ? s : cupat__fail(ctx, CUPAT_ERROR_CUDA, "%s: another rank could not share its buffers", fn);
+    /* a buffer IPC cannot share (managed or pool memory, say) on any rank:
+     * every rank takes the staged form instead */
+    if (!every) {
+        (void)cudaGetLastError();
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "%s: a rank's buffers cannot be shared by IPC", fn);
+    }
     /* slice `me`: elements [lo, hi), a multiple of 4 elements so vectors stay aligned */
     const size_t q = (n / 4 + (size_t)p - 1) / (size_t)p * 4;
     size_t lo = q * (size_t)me, hi = lo + q;
