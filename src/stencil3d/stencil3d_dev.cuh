@@ -60,14 +60,16 @@ struct Column {
     long long y, col, z0, z1; // the thread's row, its column's offset, the chunk's planes
     bool in_xy;               // the column is inside the grid
 };
-template <int CI, int ZC, class F>
+// RY rows a thread (threadIdx.y takes rows RY ty .. RY ty + RY - 1): c is
+// the first row's.
+template <int CI, int ZC, int RY = 1, class F>
 __device__ __forceinline__ void for_each_column(const Grid &g, long long x, F f)
 {
     constexpr int CO = CI - 2;
     for (long long zc = blockIdx.z; g.z0 + zc * ZC < g.z1; zc += gridDim.z)
         for (long long by = blockIdx.y; by * CO < g.ny; by += gridDim.y) {
             Column c;
-            c.y = by * CO - 1 + threadIdx.y;
+            c.y = by * CO - 1 + threadIdx.y * RY;
             c.in_xy = x >= 0 && x < g.nx && c.y >= 0 && c.y < g.ny;
             c.col = x + c.y * g.ldy;
             c.z0 = g.z0 + zc * ZC;
