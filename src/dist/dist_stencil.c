@@ -24,8 +24,8 @@
  * boundary planes (the interior keeps running on the device meanwhile) and
  * moves the data through host memory; the CPU backend runs 1, 3, 2 in turn.
  *
- * Each part is one pass of the regtile rung (coarse_z for 27 points) over a
- * window of planes (cupat__stencil3d_window), the fastest single step: the
+ * Each part is one pass of the pipeline rung over a window of planes
+ * (cupat__stencil3d_window), the fastest single step: the
  * same chain of fma per point as every rung, so the slabs equal
  * cupat_stencil3d_run on the whole grid bit for bit. The temporal rung
  * (several steps a pass, what cupat_stencil3d_run takes on one GPU) cannot
