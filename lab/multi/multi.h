@@ -80,11 +80,13 @@ cupat_status lab_multi_run_link(lab_multi *L, lab_multi_link *out);
 typedef struct lab_multi_ar_row {
     size_t bytes;            /* f32 elements x 4, every rank */
     lab_multi_time cupat, base;
-    int have_base;
+    lab_multi_time staged;   /* cupat's staged form, where the direct one ran */
+    int have_base, have_staged;
     uint64_t bad_cupat, bad_base; /* elements off the host's sum, all ranks */
 } lab_multi_ar_row;
 typedef struct lab_multi_allreduce {
     char transport[16];      /* the communicator's */
+    int direct;              /* cupat's direct (CUDA IPC) form in use */
     const char *base_name;   /* "ncclAllReduce", "MPI_Allreduce" or NULL */
     char why_no_base[LAB_MULTI_WHY];
     int nrows;

@@ -187,6 +187,7 @@ cupat_status lab_multi_run_allreduce(lab_multi *L, lab_multi_allreduce *o)
 {
     memset(o, 0, sizeof *o);
     snprintf(o->transport, sizeof o->transport, "%s", cupat_comm_transport(L->comm));
+    o->direct = L->comm->ipc;
     size_t bytes[LAB_MULTI_MAX_SIZES];
     o->nrows = ar_sizes(L, bytes);
     o->reduce_n = !L->cuda ? (size_t)1 << 16 : L->quick ? (size_t)1 << 24 : (size_t)1 << 28;
@@ -223,6 +224,18 @@ cupat_status lab_multi_run_allreduce(lab_multi *L, lab_multi_allreduce *o)
         if (!s) s = lab_multi_check_ar(L->ctx, a.y, a.n, L->size, &row->bad_cupat);
         if (!s) s = lab_multi_agree(L, s);
         if (!s) s = sum_bad(L, &row->bad_cupat);
+        if (!s && o->direct) { /* the staged form on the same buffers, for the comparison */
+            uint64_t bad_staged = 0;
+            row->have_staged = 1;
+            L->comm->ipc = 0;
+            s = cupat_memset(L->ctx, a.y, 0xff, bytes[k]);
+            if (!s) s = timed(L, L->world, 1, NULL, op_allreduce, &a, &row->staged);
+            L->comm->ipc = 1;
+            if (!s) s = lab_multi_check_ar(L->ctx, a.y, a.n, L->size, &bad_staged);
+            if (!s) s = lab_multi_agree(L, s);
+            if (!s) s = sum_bad(L, &bad_staged);
+            row->bad_cupat += bad_staged;
+        }
         if (!s && o->base_name) {
             row->have_base = 1;
             s = cupat_memset(L->ctx, a.yb, 0xff, bytes[k]);

@@ -239,8 +239,10 @@ static int print_allreduce(const lab_multi_allreduce *a, int p, int reps, cli_js
                strcmp(a->base_name, "ncclAllReduce") ? "" : ", the same stream, the communicator's NCCL handle");
     else printf("baseline: none (%s)\n\n", a->why_no_base);
     const char *bn = a->base_name ? a->base_name : "baseline";
-    printf("| size | cupat ms | cupat algbw GB/s | cupat busbw GB/s | %s ms | %s busbw GB/s | cupat / %s time | check |\n"
-           "|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    printf("cupat: the %s form%s\n\n", a->direct ? "direct (CUDA IPC, one kernel a rank over NVLink)" : "staged",
+           a->direct ? "; \"staged ms\": its reduce-scatter / combine / all-gather form on the same buffers" : "");
+    printf("| size | cupat ms | cupat algbw GB/s | cupat busbw GB/s | %s ms | %s busbw GB/s | cupat / %s time | staged ms | check |\n"
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
            bn, bn, bn);
     cli_json_exp(J, "allreduce");
     for (int i = 0; i < a->nrows; i++) {
@@ -248,14 +250,17 @@ static int print_allreduce(const lab_multi_allreduce *a, int p, int reps, cli_js
         const double by = (double)r->bytes, alg = gbs(by, r->cupat.ms);
         const int ok = r->bad_cupat == 0 && (!r->have_base || r->bad_base == 0);
         bad += !ok;
+        char st[24] = "-";
+        if (r->have_staged) snprintf(st, sizeof st, "%.4f", r->staged.ms);
         if (r->have_base)
-            printf("| %s | %.4f | %.1f | %.1f | %.4f | %.1f | %.2f | %s |\n", size_str(b, sizeof b, by), r->cupat.ms,
-                   alg, alg * f, r->base.ms, gbs(by, r->base.ms) * f, r->cupat.ms / r->base.ms, ok ? "ok" : "FAIL");
+            printf("| %s | %.4f | %.1f | %.1f | %.4f | %.1f | %.2f | %s | %s |\n", size_str(b, sizeof b, by),
+                   r->cupat.ms, alg, alg * f, r->base.ms, gbs(by, r->base.ms) * f, r->cupat.ms / r->base.ms, st,
+                   ok ? "ok" : "FAIL");
         else
-            printf("| %s | %.4f | %.1f | %.1f | - | - | - | %s |\n", size_str(b, sizeof b, by), r->cupat.ms, alg,
-                   alg * f, ok ? "ok" : "FAIL");
+            printf("| %s | %.4f | %.1f | %.1f | - | - | - | %s | %s |\n", size_str(b, sizeof b, by), r->cupat.ms, alg,
+                   alg * f, st, ok ? "ok" : "FAIL");
         if (!ok)
-            printf("|   | %llu elements of cupat's result, %llu of the baseline's, off the host's sum | | | | | | |\n",
+            printf("|   | %llu elements of cupat's results, %llu of the baseline's, off the host's sum | | | | | | | |\n",
                    (unsigned long long)r->bad_cupat, (unsigned long long)r->bad_base);
         cli_json_row(J);
         cli_json_num(J, "bytes", by);
@@ -263,6 +268,7 @@ static int print_allreduce(const lab_multi_allreduce *a, int p, int reps, cli_js
         cli_json_num(J, "cupat_algbw_gbs", alg);
         cli_json_num(J, "cupat_busbw_gbs", alg * f);
         cli_json_num(J, "cupat_bad", (double)r->bad_cupat);
+        if (r->have_staged) cli_json_num(J, "staged_ms", r->staged.ms);
         if (r->have_base) {
             cli_json_str(J, "baseline", a->base_name);
             cli_json_num(J, "baseline_ms", r->base.ms);
