@@ -31,8 +31,6 @@ cupat_status cupat__dist_mpi_fail(cupat_ctx *ctx, const char *fn, const char *wh
     if (MPI_Error_string(err, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error %d", err);
     return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: %s failed: %s", fn, what, msg);
 }
-#define MPI_TRY DIST_MPI_TRY
-#define mpi_fail cupat__dist_mpi_fail
 
 static const char *const transport_names[] = {"mpi", "mpi-staged", "nccl"};
 
@@ -63,7 +61,7 @@ static cupat_status nccl_init(cupat_comm *c, const char *fn)
         int e = nc->get_unique_id(&id);
         if (e != NCCL_OK) return nccl_fail(c->ctx, fn, "ncclGetUniqueId", e);
     }
-    MPI_TRY(c->ctx, fn, MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, c->mpi));
+    DIST_MPI_TRY(c->ctx, fn, MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, c->mpi));
     nccl_comm_t nccl = NULL;
     int e = nc->comm_init_rank(&nccl, c->size, id, c->rank);
     if (e != NCCL_OK) return nccl_fail(c->ctx, fn, "ncclCommInitRank", e);
@@ -101,7 +99,7 @@ cupat_status cupat_comm_create_transport(cupat_comm **comm, cupat_ctx *ctx, MPI_
     int e = MPI_Comm_dup(mpi, &c->mpi);
     if (e != MPI_SUCCESS) {
         free(c);
-        return mpi_fail(ctx, fn, "MPI_Comm_dup", e);
+        return cupat__dist_mpi_fail(ctx, fn, "MPI_Comm_dup", e);
     }
     /* errors come back as codes (the default handler would abort the job) */
     MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
@@ -193,7 +191,6 @@ cupat_status cupat__dist_begin(cupat_comm *comm, const char *fn)
     if (!comm) return cupat__fail(NULL, CUPAT_ERROR_NULL_POINTER, "%s: comm is NULL", fn);
     return cupat__begin(comm->ctx, fn);
 }
-#define begin cupat__dist_begin
 
 static double wall_ms(void)
 {
@@ -271,8 +268,8 @@ static cupat_status exchange_mpi(cupat_comm *c, const char *fn, int n, const dis
     /* wait for what was posted even after a failure: the buffers are the caller's */
     int w = MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE);
     free(req);
-    if (e != MPI_SUCCESS) return mpi_fail(c->ctx, fn, "MPI_Isend / MPI_Irecv", e);
-    if (w != MPI_SUCCESS) return mpi_fail(c->ctx, fn, "MPI_Waitall", w);
+    if (e != MPI_SUCCESS) return cupat__dist_mpi_fail(c->ctx, fn, "MPI_Isend / MPI_Irecv", e);
+    if (w != MPI_SUCCESS) return cupat__dist_mpi_fail(c->ctx, fn, "MPI_Waitall", w);
     return CUPAT_SUCCESS;
 }
 
@@ -354,7 +351,7 @@ cupat_status cupat_reduce_dist(cupat_comm *comm, cupat_type type, cupat_op op, s
                                void *result)
 {
     static const char fn[] = "cupat_reduce_dist";
-    CUPAT_TRY(begin(comm, fn));
+    CUPAT_TRY(cupat__dist_begin(comm, fn));
     cupat_ctx *ctx = comm->ctx;
     const size_t es = cupat_type_size(type);
     if (!es) return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: unknown type %d", fn, (int)type);
@@ -382,7 +379,7 @@ cupat_status cupat_reduce_dist(cupat_comm *comm, cupat_type type, cupat_op op, s
     if (e != MPI_SUCCESS) {
         free(parts);
         free(counts);
-        return mpi_fail(ctx, fn, "MPI_Allgather", e);
+        return cupat__dist_mpi_fail(ctx, fn, "MPI_Allgather", e);
     }
     /* The non-empty parts' values side by side, combined by cupat_reduce on
      * the CPU (the same rules; a fixed tree: same bits on every rank). */
@@ -437,8 +434,6 @@ done:
 
 /* ------------------------------------------------------------ sort_dist -- */
 
-#define order_key cupat__dist_order_key
-
 
 static int cmp_asc(const void *a, const void *b)
 {
@@ -468,7 +463,7 @@ static cupat_status keys_at(cupat_ctx *ctx, cupat_type t, const void *base, size
             CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(b + j * es, src + j * stride * es, es, cudaMemcpyDeviceToHost, ctx->stream));
         CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
     }
-    for (size_t j = 0; j < count; j++) k[j] = order_key(t, b + j * es);
+    for (size_t j = 0; j < count; j++) k[j] = cupat__dist_order_key(t, b + j * es);
     return CUPAT_SUCCESS;
 }
 
@@ -509,14 +504,14 @@ static cupat_status choose_splitters(cupat_comm *comm, const char *fn, cupat_typ
     }
     free(all);
     free(allflags);
-    return e == MPI_SUCCESS ? CUPAT_SUCCESS : mpi_fail(ctx, fn, "MPI_Allgather (samples)", e);
+    return e == MPI_SUCCESS ? CUPAT_SUCCESS : cupat__dist_mpi_fail(ctx, fn, "MPI_Allgather (samples)", e);
 }
 
 cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_order order, size_t n,
                              const void *keys, void **out, size_t *n_out)
 {
     static const char fn[] = "cupat_sort_dist";
-    CUPAT_TRY(begin(comm, fn));
+    CUPAT_TRY(cupat__dist_begin(comm, fn));
     cupat_ctx *ctx = comm->ctx;
     if (!out) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: out is NULL", fn);
     if (!n_out) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: n_out is NULL", fn);
@@ -629,7 +624,7 @@ cupat_status cupat_allreduce_dist(cupat_comm *comm, cupat_type type, cupat_op op
                                   void *y)
 {
     static const char fn[] = "cupat_allreduce_dist";
-    CUPAT_TRY(begin(comm, fn));
+    CUPAT_TRY(cupat__dist_begin(comm, fn));
     cupat_ctx *ctx = comm->ctx;
     const size_t es = cupat_type_size(type);
     if (!es) return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: unknown type %d", fn, (int)type);
