@@ -21,9 +21,19 @@
 
 namespace cupat_sort_dev {
 
-constexpr int MP_BLOCK = 256;
-constexpr int MP_ITEMS = 8;
-constexpr int MP_TILE = MP_BLOCK * MP_ITEMS; // 2048: divides 2w for w >= 1024
+// Tile shapes (threads x outputs a thread). The merge sort's passes need a
+// power-of-two tile (it must divide 2w, runs start at 1024); cupat_merge
+// takes an odd count a thread (15, as CUB's sm_80+ tuning): a thread's
+// outputs start 15 words apart, so its staging writes and its first
+// co-rank probes fall in distinct banks (8 a thread: 8-way conflicts).
+template <int BLOCK_, int ITEMS_> struct MpShape {
+    static constexpr int BLOCK = BLOCK_, ITEMS = ITEMS_, TILE = BLOCK_ * ITEMS_;
+};
+typedef MpShape<256, 8> MpSort; // 2048: divides 2w for w >= 1024
+// cupat_merge: 7680 outputs a tile for 4-byte keys, 3840 for 8-byte keys
+// (keys and 2-byte source indices within 48 KiB of static shared memory).
+template <typename U> using MpMerge = MpShape<sizeof(U) == 4 ? 512 : 256, 15>;
+constexpr int MP_TILE = MpSort::TILE;
 
 struct Pair {
     size_t a0, na, b0, nb, out0; // a-run at a + a0, b-run at b + b0, outputs from out0
@@ -46,14 +56,14 @@ __device__ __forceinline__ Pair pair_at(size_t k, size_t na, size_t nb, size_t w
     return p;
 }
 
-template <typename U>
+template <int TILE, typename U>
 __global__ void k_partition(const U *__restrict__ a, const U *__restrict__ b, size_t na, size_t nb, size_t width,
                             Xf<U> xf, size_t tiles, size_t *__restrict__ part)
 {
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t > tiles) return;
     const size_t total = width ? na : na + nb;
-    const size_t k = t * MP_TILE < total ? t * MP_TILE : total;
+    const size_t k = t * TILE < total ? t * TILE : total;
     const Pair p = pair_at(k < total ? k : (total ? total - 1 : 0), na, nb, width);
     size_t kl = k - p.out0;
     if (kl > p.na + p.nb) kl = p.na + p.nb;
@@ -62,44 +72,65 @@ __global__ void k_partition(const U *__restrict__ a, const U *__restrict__ b, si
         kl, [&](size_t i) { return xf.fwd(pa[i]); }, p.na, [&](size_t j) { return xf.fwd(pb[j]); }, p.nb);
 }
 
-template <typename U, typename V>
-__global__ void __launch_bounds__(MP_BLOCK) k_merge_tile(const U *__restrict__ a, const V *__restrict__ av,
-                                                         const U *__restrict__ b, const V *__restrict__ bv, size_t na,
-                                                         size_t nb, size_t width, Xf<U> xi, Xf<U> xo,
-                                                         const size_t *__restrict__ part, U *__restrict__ out,
-                                                         V *__restrict__ outv)
+template <class SH, typename U, typename V>
+__global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ a, const V *__restrict__ av,
+                                                          const U *__restrict__ b, const V *__restrict__ bv,
+                                                          size_t na, size_t nb, size_t width, Xf<U> xi, Xf<U> xo,
+                                                          const size_t *__restrict__ part, U *__restrict__ out,
+                                                          V *__restrict__ outv)
 {
-    __shared__ U sk[MP_TILE];
-    __shared__ unsigned short sx[MP_TILE];
-    const size_t t = blockIdx.x, k0 = t * MP_TILE;
+    constexpr int BLOCK = SH::BLOCK, ITEMS = SH::ITEMS, TILE = SH::TILE;
+    __shared__ U sk[TILE];
+    __shared__ unsigned short sx[TILE];
+    const size_t t = blockIdx.x, k0 = t * TILE;
     const Pair p = pair_at(k0, na, nb, width);
     const size_t kl0 = k0 - p.out0, plen = p.na + p.nb;
-    const size_t kl1 = kl0 + MP_TILE < plen ? kl0 + MP_TILE : plen;
+    const size_t kl1 = kl0 + TILE < plen ? kl0 + TILE : plen;
     const size_t i0 = part[t], j0 = kl0 - i0;
     const size_t i1 = kl1 == plen ? p.na : part[t + 1], j1 = kl1 - i1;
     const int la = (int)(i1 - i0), lb = (int)(j1 - j0), cnt = la + lb;
     const U *pa = a + p.a0 + i0, *pb = b + p.b0 + j0;
-    for (int x = threadIdx.x; x < cnt; x += MP_BLOCK) sk[x] = xi.fwd(x < la ? pa[x] : pb[x - la]);
+    {
+        U v[ITEMS]; // all of a thread's loads in flight before the first store
+#pragma unroll
+        for (int q = 0; q < ITEMS; q++) {
+            const int x = threadIdx.x + q * BLOCK;
+            if (x < cnt) v[q] = x < la ? pa[x] : pb[x - la];
+        }
+#pragma unroll
+        for (int q = 0; q < ITEMS; q++) {
+            const int x = threadIdx.x + q * BLOCK;
+            if (x < cnt) sk[x] = xi.fwd(v[q]);
+        }
+    }
     __syncthreads();
-    const int d = threadIdx.x * MP_ITEMS;
-    U key[MP_ITEMS];
-    int src[MP_ITEMS];
+    const int d = threadIdx.x * ITEMS;
+    U key[ITEMS];
+    int src[ITEMS];
     if (d < cnt) {
         const U *sa = sk, *sb = sk + la;
         int i = (int)corank(
             (size_t)d, [&](size_t q) { return sa[q]; }, (size_t)la, [&](size_t q) { return sb[q]; }, (size_t)lb);
         int j = d - i;
+        // The heads of both runs stay in registers: one shared load a step,
+        // for the side that moved.
+        U ka = i < la ? sa[i] : (U)0, kb = j < lb ? sb[j] : (U)0;
 #pragma unroll
-        for (int q = 0; q < MP_ITEMS; q++) {
-            const bool take_a = j >= lb || (i < la && !(sb[j] < sa[i]));
-            key[q] = take_a ? sa[i] : sb[j];
-            src[q] = take_a ? i++ : la + j++;
+        for (int q = 0; q < ITEMS; q++) {
+            const bool take_a = j >= lb || (i < la && !(kb < ka));
+            key[q] = take_a ? ka : kb;
+            src[q] = take_a ? i : la + j;
+            if (take_a) {
+                if (++i < la) ka = sa[i];
+            } else if (++j < lb) {
+                kb = sb[j];
+            }
         }
     }
     __syncthreads();
     if (d < cnt) {
 #pragma unroll
-        for (int q = 0; q < MP_ITEMS; q++)
+        for (int q = 0; q < ITEMS; q++)
             if (d + q < cnt) {
                 sk[d + q] = key[q];
                 sx[d + q] = (unsigned short)src[q];
@@ -107,26 +138,45 @@ __global__ void __launch_bounds__(MP_BLOCK) k_merge_tile(const U *__restrict__ a
     }
     __syncthreads();
     U *o = out + k0;
-    for (int x = threadIdx.x; x < cnt; x += MP_BLOCK) {
-        o[x] = xo.inv(sk[x]);
-        if constexpr (HasV<V>::value) {
-            const int s = sx[x];
-            outv[k0 + x] = s < la ? av[p.a0 + i0 + s] : bv[p.b0 + j0 + (s - la)];
+#pragma unroll
+    for (int q = 0; q < ITEMS; q++) {
+        const int x = threadIdx.x + q * BLOCK;
+        if (x < cnt) o[x] = xo.inv(sk[x]);
+    }
+    if constexpr (HasV<V>::value) {
+        V v[ITEMS];
+#pragma unroll
+        for (int q = 0; q < ITEMS; q++) {
+            const int x = threadIdx.x + q * BLOCK;
+            if (x < cnt) {
+                const int s = sx[x];
+                v[q] = s < la ? av[p.a0 + i0 + s] : bv[p.b0 + j0 + (s - la)];
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < ITEMS; q++) {
+            const int x = threadIdx.x + q * BLOCK;
+            if (x < cnt) outv[k0 + x] = v[q];
         }
     }
 }
 
-// Queue one partitioned merge: part holds tiles + 1 entries of scratch.
-template <typename U, typename V>
+// Queue one partitioned merge with tile shape SH: part holds tiles + 1
+// entries of scratch (mp_tiles).
+template <class SH> inline size_t mp_tiles(size_t na, size_t nb, size_t width)
+{
+    const size_t total = width ? na : na + nb;
+    return (total + SH::TILE - 1) / SH::TILE;
+}
+template <class SH, typename U, typename V>
 cupat_status merge_path(cupat_ctx *ctx, const U *a, const V *av, const U *b, const V *bv, size_t na, size_t nb,
                         size_t width, Xf<U> xi, Xf<U> xo, size_t *part, U *out, V *outv)
 {
-    const size_t total = width ? na : na + nb;
-    const size_t tiles = (total + MP_TILE - 1) / MP_TILE;
-    k_partition<U><<<grid_of(tiles + 1, 256), 256, 0, ctx->stream>>>(a, b, na, nb, width, xi, tiles, part);
+    const size_t tiles = mp_tiles<SH>(na, nb, width);
+    k_partition<SH::TILE, U><<<grid_of(tiles + 1, 256), 256, 0, ctx->stream>>>(a, b, na, nb, width, xi, tiles, part);
     CUPAT_TRY(cupat__launched(ctx, "k_partition"));
-    k_merge_tile<U, V><<<(unsigned)tiles, MP_BLOCK, 0, ctx->stream>>>(a, av, b, bv, na, nb, width, xi, xo, part, out,
-                                                                      outv);
+    k_merge_tile<SH, U, V><<<(unsigned)tiles, SH::BLOCK, 0, ctx->stream>>>(a, av, b, bv, na, nb, width, xi, xo, part,
+                                                                          out, outv);
     return cupat__launched(ctx, "k_merge_tile");
 }
 

@@ -76,52 +76,67 @@ __device__ __forceinline__ unsigned ld_relaxed(const unsigned *p)
 
 // ----------------------------------------------------- block digit rank --
 // Stable ranks of BLOCK x ITEMS digits (RADIX = 256) held warp-striped:
-// item j of lane l in warp w is tile element w*32*ITEMS + j*32 + l. Each warp
-// counts its digits in a private row of shared counters, one item a step:
-// __match_any_sync finds the lanes with the same digit, a lane's rank among
-// them is popc(peers & lanemask_lt), the highest of them adds the group's
-// size (Adinets & Merrill 2022, warp-level multi-split). Then per digit the
-// warps' counts are scanned (warp order = element order) and the digits'
-// tile starts are a block scan. A digit >= RADIX marks an empty slot: not
-// ranked, not counted.
+// item j of lane l in warp w is tile element w*32*ITEMS + j*32 + l. Two
+// steps (Adinets & Merrill 2022, "early counts"), so that a caller can
+// publish the tile's digit counts before the slower second step:
+//  1. count(): each warp counts its digits in a private row of shared
+//     counters (fire-and-forget shared atomics, no chain between items); per
+//     digit the warps' counts are scanned (warp order = element order), the
+//     digit totals block-scanned, and each row entry becomes where that warp's
+//     first key of the digit goes in the tile sorted by digit.
+//  2. place(): per item, the lanes with the same digit find each other
+//     (warp_match_bits: 8 ballots), the highest of them takes the group's
+//     places with one atomicAdd on its warp's counter and passes the old
+//     value to the others by shuffle; items of one warp follow each other
+//     through the atomics alone, so they overlap.
+// The digits come from dg(j) (item j's digit, recomputed each time instead of
+// held in registers); a digit >= RADIX marks an empty slot: not counted, not
+// placed.
 constexpr int RADIX = 256;
+
+// Lanes of `among` whose digit agrees with this one on the low BITS bits:
+// BITS ballots (one a bit), cheaper than __match_any_sync for 8-bit digits.
+// Every lane of the warp calls; `among` holds the lanes taking part.
+template <int BITS> __device__ __forceinline__ unsigned warp_match_bits(unsigned v, unsigned among)
+{
+    unsigned m = among;
+#pragma unroll
+    for (int b = 0; b < BITS; b++) {
+        const bool bit = (v >> b) & 1u;
+        const unsigned on = __ballot_sync(cupat_dev::FULL_MASK, bit);
+        m &= bit ? on : ~on;
+    }
+    return m;
+}
 
 template <int BLOCK, int ITEMS> struct BlockRank {
     static constexpr int NW = BLOCK / 32;
     static constexpr int TILE = BLOCK * ITEMS;
     static constexpr int DPT = RADIX > BLOCK ? RADIX / BLOCK : 1; // digits a thread
     static_assert(BLOCK % 32 == 0 && (RADIX % BLOCK == 0 || BLOCK >= RADIX), "BLOCK");
-    // hist[NW][RADIX], start[RADIX], count[RADIX]
+    // woff[NW][RADIX], start[RADIX], count[RADIX]
     static constexpr size_t SMEM_WORDS = (size_t)NW * RADIX + 2 * RADIX;
-    unsigned *hist, *start, *count;
+    unsigned *woff, *start, *count;
 
     __device__ __forceinline__ explicit BlockRank(unsigned *smem)
-        : hist(smem), start(smem + NW * RADIX), count(smem + NW * RADIX + RADIX)
+        : woff(smem), start(smem + NW * RADIX), count(smem + NW * RADIX + RADIX)
     {
     }
 
-    // pos[j]: the element's place in the tile sorted stably by digit.
-    // Afterwards count[d] / start[d] hold the tile's digit counts and starts.
-    // Begins and ends with a barrier.
-    __device__ __forceinline__ void rank(const unsigned (&dig)[ITEMS], unsigned (&pos)[ITEMS])
+    // Step 1. Afterwards count[d] / start[d] hold the tile's digit counts and
+    // starts (in the tile sorted by digit). Begins and ends with a barrier.
+    template <class DG> __device__ __forceinline__ void count_digits(DG dg)
     {
         const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+        unsigned *h = woff + w * RADIX;
         __syncthreads(); // the previous use of the counters is over
-        for (int i = threadIdx.x; i < NW * RADIX; i += BLOCK) hist[i] = 0;
-        __syncthreads();
-        unsigned *h = hist + w * RADIX;
-        const unsigned lt = cupat_dev::lanemask_lt();
+#pragma unroll
+        for (int i = (int)lane; i < RADIX; i += 32) h[i] = 0;
+        __syncwarp();
 #pragma unroll
         for (int j = 0; j < ITEMS; j++) {
-            const unsigned d = dig[j];
-            const bool valid = d < (unsigned)RADIX;
-            const unsigned peers = cupat_dev::warp_match_any(d);
-            const unsigned r = (unsigned)__popc(peers & lt), cnt = (unsigned)__popc(peers);
-            const unsigned pre = valid ? h[d] : 0u;
-            __syncwarp();
-            if (valid && r == cnt - 1) h[d] = pre + cnt;
-            __syncwarp();
-            pos[j] = pre + r;
+            const unsigned d = dg(j);
+            if (d < (unsigned)RADIX) atomicAdd(&h[d], 1u);
         }
         __syncthreads();
         unsigned tot[DPT], mine = 0;
@@ -131,9 +146,10 @@ template <int BLOCK, int ITEMS> struct BlockRank {
             tot[k] = 0;
             if (d < RADIX) {
                 unsigned run = 0;
+#pragma unroll
                 for (int ww = 0; ww < NW; ww++) {
-                    const unsigned c = hist[ww * RADIX + d];
-                    hist[ww * RADIX + d] = run;
+                    const unsigned c = woff[ww * RADIX + d];
+                    woff[ww * RADIX + d] = run;
                     run += c;
                 }
                 tot[k] = run;
@@ -146,14 +162,42 @@ template <int BLOCK, int ITEMS> struct BlockRank {
 #pragma unroll
         for (int k = 0; k < DPT; k++) {
             const int d = (int)threadIdx.x * DPT + k;
-            if (d < RADIX) start[d] = excl;
+            if (d < RADIX) {
+                start[d] = excl;
+#pragma unroll
+                for (int ww = 0; ww < NW; ww++) woff[ww * RADIX + d] += excl;
+            }
             excl += tot[k];
         }
         __syncthreads();
+    }
+
+    // Step 2 (after count_digits): pos[j], the element's place in the tile
+    // sorted stably by digit. Leaves the counters spent; no barrier.
+    template <class DG> __device__ __forceinline__ void place(DG dg, unsigned (&pos)[ITEMS])
+    {
+        const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+        unsigned *h = woff + w * RADIX;
+        const unsigned le = cupat_dev::lanemask_lt() | (1u << lane);
 #pragma unroll
-        for (int j = 0; j < ITEMS; j++)
-            if (dig[j] < (unsigned)RADIX) pos[j] += start[dig[j]] + h[dig[j]];
-        __syncthreads();
+        for (int j = 0; j < ITEMS; j++) {
+            const unsigned d = dg(j);
+            const bool valid = d < (unsigned)RADIX;
+            const unsigned peers = warp_match_bits<8>(d, __ballot_sync(cupat_dev::FULL_MASK, valid));
+            const unsigned below = (unsigned)__popc(peers & le); // this lane's place in its group, from 1
+            const int leader = valid ? 31 - __clz(peers) : (int)lane;
+            unsigned base = 0;
+            if (valid && (int)lane == leader) base = atomicAdd(&h[d], below);
+            base = __shfl_sync(cupat_dev::FULL_MASK, base, leader);
+            pos[j] = base + below - 1;
+        }
+    }
+
+    // Both steps: ranks, with count[] / start[] set as by count_digits.
+    template <class DG> __device__ __forceinline__ void rank(DG dg, unsigned (&pos)[ITEMS])
+    {
+        count_digits(dg);
+        place(dg, pos);
     }
 };
 
@@ -194,16 +238,14 @@ __device__ __forceinline__ void block_sort(const U *kin, const V *vin, U *kout, 
     }
     for (int shift = lo; shift < hi; shift += 8) {
         const int width = hi - shift < 8 ? hi - shift : 8;
-        unsigned dig[ITEMS], pos[ITEMS];
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++) {
-            const unsigned e = w * 32 * ITEMS + j * 32 + lane;
-            dig[j] = e < len ? digit_of(key[j], shift, width) : 0xffffffffu;
-        }
-        br.rank(dig, pos);
+        unsigned pos[ITEMS];
+        auto dg = [&](int j) {
+            return w * 32 * ITEMS + j * 32 + lane < len ? digit_of(key[j], shift, width) : 0xffffffffu;
+        };
+        br.rank(dg, pos);
 #pragma unroll
         for (int j = 0; j < ITEMS; j++)
-            if (dig[j] != 0xffffffffu) {
+            if (w * 32 * ITEMS + j * 32 + lane < len) {
                 sk[pos[j]] = key[j];
                 sx[pos[j]] = org[j];
             }

@@ -57,7 +57,7 @@ template <typename U, typename V> cupat_status mergesort(cupat_ctx *ctx, const s
     CUPAT_TRY(cupat__launched(ctx, "k_tile_sort"));
     size_t w = TS_TILE;
     for (int p = 1; p <= M; p++, w *= 2) {
-        CUPAT_TRY((merge_path<U, V>(ctx, pp.ksrc(p), pp.vsrc(p), pp.ksrc(p), pp.vsrc(p), n, 0, w, id,
+        CUPAT_TRY((merge_path<MpSort, U, V>(ctx, pp.ksrc(p), pp.vsrc(p), pp.ksrc(p), pp.vsrc(p), n, 0, w, id,
                                     p == M ? user : id, part, pp.kdst(p), pp.vdst(p))));
     }
     return CUPAT_SUCCESS;

@@ -36,15 +36,16 @@ namespace cupat_sort_dev {
 constexpr unsigned FLAG_A = 1u << 30, FLAG_P = 2u << 30, VALUE_MASK = (1u << 30) - 1;
 constexpr int UP_BLOCK = 256, UP_ITEMS = 16;
 
-// Tuning: (threads, keys a thread) by key width. 384 x 15 for 4-byte keys
-// (tiles of 5760), 256 x 15 for 8-byte keys (3840): the registers of a
-// thread hold its keys, their digits and ranks (and values).
-template <typename U> struct OsCfg;
-template <> struct OsCfg<unsigned> {
-    static constexpr int BLOCK = 384, ITEMS = 15;
-};
-template <> struct OsCfg<unsigned long long> {
-    static constexpr int BLOCK = 256, ITEMS = 15;
+// Tuning: threads, keys a thread and blocks an SM by key and value width,
+// the largest tiles whose registers (keys and their places; values come in
+// after the keys have gone to shared memory) fit MINB blocks an SM without
+// spilling (ptxas -v), and whose shared memory (counters, keys, values)
+// fits them too.
+template <typename U, typename V> struct OsCfg {
+    static constexpr bool K8 = sizeof(U) == 8, V8 = HasV<V>::value && sizeof(V) == 8;
+    static constexpr int BLOCK = 384;
+    static constexpr int ITEMS = K8 ? 15 : HasV<V>::value ? 16 : 18;
+    static constexpr int MINB = V8 || K8 ? 2 : 3;
 };
 
 template <typename U>
@@ -55,12 +56,25 @@ __global__ void __launch_bounds__(UP_BLOCK) k_upsweep(const U *__restrict__ src,
     const int P = (hi - lo + 7) / 8;
     for (int i = threadIdx.x; i < P * RADIX; i += UP_BLOCK) h[i] = 0;
     __syncthreads();
-    const size_t stride = (size_t)gridDim.x * UP_BLOCK;
-    for (size_t i = (size_t)blockIdx.x * UP_BLOCK + threadIdx.x; i < len; i += stride) {
-        const U t = xi.fwd(src[i]);
-        for (int p = 0; p < P; p++) {
-            const int shift = lo + 8 * p, width = hi - shift < 8 ? hi - shift : 8;
-            atomicAdd(&h[p * RADIX + digit_of(t, shift, width)], 1u);
+    // Chunks of UP_BLOCK x UP_ITEMS keys: a thread's UP_ITEMS loads are all
+    // issued before its first count (bytes in flight), then counted.
+    constexpr size_t CHUNK = (size_t)UP_BLOCK * UP_ITEMS;
+    for (size_t c0 = (size_t)blockIdx.x * CHUNK; c0 < len; c0 += (size_t)gridDim.x * CHUNK) {
+        U t[UP_ITEMS];
+        const bool whole = len - c0 >= CHUNK;
+#pragma unroll
+        for (int k = 0; k < UP_ITEMS; k++) {
+            const size_t i = c0 + (size_t)k * UP_BLOCK + threadIdx.x;
+            if (whole || i < len) t[k] = src[i];
+        }
+#pragma unroll
+        for (int k = 0; k < UP_ITEMS; k++) {
+            if (!whole && c0 + (size_t)k * UP_BLOCK + threadIdx.x >= len) break;
+            const U x = xi.fwd(t[k]);
+            for (int p = 0; p < P; p++) {
+                const int shift = lo + 8 * p, width = hi - shift < 8 ? hi - shift : 8;
+                atomicAdd(&h[p * RADIX + digit_of(x, shift, width)], 1u);
+            }
         }
     }
     __syncthreads();
@@ -89,16 +103,16 @@ __global__ void __launch_bounds__(RADIX) k_bins(const unsigned *__restrict__ his
 template <int BLOCK, int ITEMS, typename U, typename V> struct OsSmem {
     typedef BlockRank<BLOCK, ITEMS> BR;
     static constexpr int TILE = BLOCK * ITEMS;
-    static constexpr size_t KV = (size_t)TILE * (sizeof(U) > sizeof(V) || !HasV<V>::value ? sizeof(U) : sizeof(V));
     static constexpr size_t GOFF = BR::SMEM_WORDS * 4; // after the rank counters
-    static constexpr size_t DATA = GOFF + RADIX * sizeof(u64);
-    static constexpr size_t BYTES = DATA + KV;
+    static constexpr size_t KEYS = GOFF + RADIX * sizeof(u64);
+    static constexpr size_t VALS = KEYS + ((size_t)TILE * sizeof(U) + 15) / 16 * 16;
+    static constexpr size_t BYTES = VALS + (HasV<V>::value ? (size_t)TILE * sizeof(V) : 0);
 };
 
 // One digit pass over one portion: src / dst point at the portion's first
 // key (dst: the whole output, offsets from bins are global).
-template <int BLOCK, int ITEMS, typename U, typename V>
-__global__ void __launch_bounds__(BLOCK)
+template <int BLOCK, int ITEMS, int MINB, typename U, typename V>
+__global__ void __launch_bounds__(BLOCK, MINB)
     k_onesweep(const U *__restrict__ src, const V *__restrict__ vsrc, size_t len, U *__restrict__ dst,
                V *__restrict__ vdst, int shift, int width, Xf<U> xi, Xf<U> xo, const u64 *__restrict__ bins,
                unsigned *__restrict__ counter, unsigned *__restrict__ status)
@@ -110,7 +124,7 @@ __global__ void __launch_bounds__(BLOCK)
     extern __shared__ __align__(16) unsigned char smem[];
     BR br((unsigned *)smem);
     u64 *goff = (u64 *)(smem + SM::GOFF);
-    U *sk = (U *)(smem + SM::DATA);
+    U *sk = (U *)(smem + SM::KEYS);
     __shared__ unsigned s_tile;
     if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
     __syncthreads();
@@ -118,51 +132,39 @@ __global__ void __launch_bounds__(BLOCK)
     const size_t t0 = (size_t)tile * TILE;
     const unsigned valid = len - t0 < (size_t)TILE ? (unsigned)(len - t0) : (unsigned)TILE;
     const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+    const unsigned e0 = w * 32 * ITEMS + lane; // this thread's first element (warp-striped)
 
     U key[ITEMS];
-    unsigned dig[ITEMS], pos[ITEMS];
-    typename std::conditional<HasV<V>::value, V, char>::type val[ITEMS];
+    unsigned pos[ITEMS];
+    if (valid == (unsigned)TILE) {
 #pragma unroll
-    for (int j = 0; j < ITEMS; j++) {
-        const unsigned e = w * 32 * ITEMS + j * 32 + lane;
-        if (e < valid) {
-            key[j] = xi.fwd(src[t0 + e]);
-            dig[j] = digit_of(key[j], shift, width);
-        } else {
-            key[j] = 0;
-            dig[j] = 0xffffffffu;
-        }
-    }
-    if constexpr (HasV<V>::value) {
+        for (int j = 0; j < ITEMS; j++) key[j] = xi.fwd(src[t0 + e0 + j * 32]);
+    } else {
 #pragma unroll
-        for (int j = 0; j < ITEMS; j++) {
-            const unsigned e = w * 32 * ITEMS + j * 32 + lane;
-            if (e < valid) val[j] = vsrc[t0 + e];
-        }
+        for (int j = 0; j < ITEMS; j++) key[j] = e0 + j * 32 < valid ? xi.fwd(src[t0 + e0 + j * 32]) : (U)0;
     }
-    br.rank(dig, pos);
+    auto dg = [&](int j) { return e0 + j * 32 < valid ? digit_of(key[j], shift, width) : 0xffffffffu; };
+    br.count_digits(dg);
 
-    // Publish this tile's digit counts first: successors can start.
+    // Publish this tile's digit counts at once: successors looking back
+    // need them, and ranking the keys takes a while.
     const unsigned d = threadIdx.x;
     unsigned cnt = 0;
     if (d < RADIX) {
         cnt = br.count[d];
         st_relaxed(&status[(size_t)tile * RADIX + d], (tile == 0 ? FLAG_P : FLAG_A) | cnt);
     }
-    // Scatter into shared memory meanwhile.
+    br.place(dg, pos);
 #pragma unroll
     for (int j = 0; j < ITEMS; j++)
-        if (dig[j] != 0xffffffffu) sk[pos[j]] = key[j];
+        if (e0 + j * 32 < valid) sk[pos[j]] = key[j];
     if (d < RADIX) {
         unsigned excl = 0;
         if (tile > 0) {
             long long k = (long long)tile - 1;
             for (;;) {
                 const unsigned s = ld_relaxed(&status[(size_t)k * RADIX + d]);
-                if ((s & ~VALUE_MASK) == 0) {
-                    __nanosleep(32);
-                    continue;
-                }
+                if ((s & ~VALUE_MASK) == 0) continue; // not published yet
                 excl += s & VALUE_MASK;
                 if (s & FLAG_P) break;
                 k--;
@@ -172,27 +174,26 @@ __global__ void __launch_bounds__(BLOCK)
         goff[d] = bins[d] + excl - br.start[d];
     }
     __syncthreads();
-    unsigned od[ITEMS];
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) {
         const unsigned i = threadIdx.x + k * BLOCK;
         if (i < valid) {
             const U t = sk[i];
-            od[k] = digit_of(t, shift, width);
-            dst[goff[od[k]] + i] = xo.inv(t);
+            dst[goff[digit_of(t, shift, width)] + i] = xo.inv(t);
         }
     }
+    // Values last (as Onesweep does): their registers are not held while the
+    // keys are ranked; the other block on the SM covers the load latency.
     if constexpr (HasV<V>::value) {
-        V *sv = (V *)sk;
-        __syncthreads(); // every key read from shared memory
+        V *sv = (V *)(smem + SM::VALS);
 #pragma unroll
         for (int j = 0; j < ITEMS; j++)
-            if (dig[j] != 0xffffffffu) sv[pos[j]] = val[j];
+            if (e0 + j * 32 < valid) sv[pos[j]] = vsrc[t0 + e0 + j * 32];
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
             const unsigned i = threadIdx.x + k * BLOCK;
-            if (i < valid) vdst[goff[od[k]] + i] = sv[i];
+            if (i < valid) vdst[goff[digit_of(sk[i], shift, width)] + i] = sv[i];
         }
     }
 }
@@ -220,7 +221,8 @@ template <typename U, typename V> cupat_status onesweep(cupat_ctx *ctx, const so
                                                   (unsigned)n, user, r->lo, r->hi);
         return cupat__launched(ctx, "k_sort_small");
     }
-    constexpr int BLOCK = OsCfg<U>::BLOCK, ITEMS = OsCfg<U>::ITEMS, TILE = BLOCK * ITEMS;
+    typedef OsCfg<U, V> CF;
+    constexpr int BLOCK = CF::BLOCK, ITEMS = CF::ITEMS, TILE = BLOCK * ITEMS;
     typedef OsSmem<BLOCK, ITEMS, U, V> SM;
     const int P = (r->hi - r->lo + 7) / 8;
     const size_t ptiles = VALUE_MASK / TILE, portion = ptiles * TILE;
@@ -258,7 +260,7 @@ template <typename U, typename V> cupat_status onesweep(cupat_ctx *ctx, const so
     CUPAT_TRY(cupat__launched(ctx, "k_bins"));
     CUPAT_TRY(pp.prepare(ctx, n));
 
-    auto k = k_onesweep<BLOCK, ITEMS, U, V>;
+    auto k = k_onesweep<BLOCK, ITEMS, CF::MINB, U, V>;
     CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SM::BYTES));
     for (int p = 0; p < P; p++) {
         const int shift = r->lo + 8 * p, width = r->hi - shift < 8 ? r->hi - shift : 8;
