@@ -104,14 +104,14 @@ static void check_um_bound(void)
     const size_t G = (size_t)1 << 30, M2 = (size_t)2 << 20;
     static const int pct[] = {25, 50, 90, 100, 0};
     size_t out[5];
-    lab_memory_um_sizes(80 * G, 128 * G, pct, 5, out);
+    lab_memory_um_sizes(80 * G, 256 * G, pct, 5, out);
     CHECK(out[0] == 20 * G && out[1] == 40 * G && out[2] == 72 * G, "fractions of 80 GiB free");
     CHECK(out[3] == 72 * G, "never past 90 %% of the free memory");
     CHECK(out[4] == 80 * G / 100 / M2 * M2, "at least 1 %%");
     lab_memory_um_sizes(80 * G, 64 * G, pct, 3, out);
     CHECK(out[0] == 20 * G && out[1] == 32 * G && out[2] == 32 * G, "at most half the host's memory");
     lab_memory_um_sizes(3 * M2, 128 * G, pct, 3, out);
-    CHECK(out[0] == 0 && out[1] == 0 && out[2] == M2, "2 MiB steps, 0 below");
+    CHECK(out[0] == 0 && out[1] == M2 && out[2] == 2 * M2, "2 MiB steps (1.5 / 3 / 5.4 MiB), 0 below");
     for (int k = 0; k < 3; k++) CHECK(out[k] % M2 == 0, "whole 2 MiB");
 }
 

@@ -132,7 +132,7 @@ void lab_memory_um_sizes(size_t dev_free, size_t host_avail, const int *pct, int
     const size_t unit = (size_t)2 << 20;
     for (int k = 0; k < n; k++) {
         const int p = pct[k] < 1 ? 1 : pct[k] > 90 ? 90 : pct[k];
-        size_t b = dev_free / 100 * (size_t)p;
+        size_t b = (size_t)((unsigned long long)dev_free * (unsigned)p / 100u); /* < 2^64 below 2^57 bytes */
         if (b > host_avail / 2) b = host_avail / 2;
         out[k] = b / unit * unit;
     }
