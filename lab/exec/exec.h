@@ -315,10 +315,6 @@ cupat_status lab_exec_throughput(cupat_ctx *ctx, int op, int iters, int reps, la
  * the others' 32). The approximate functions (RSQRT, SIN, EX2) follow the
  * exact function in double, rounded to float at the end. */
 void lab_exec_tp_host(int op, uint32_t warp, int iters, uint64_t *out);
-/* Float to IEEE half bits, rounded to nearest even (normal halves and 0),
- * and back. */
-uint16_t lab_exec_f2h(float f);
-float lab_exec_h2f(uint16_t h);
 
 /* ---------------------------------------------------- the kernels (.cu) -- */
 cupat_status cupat__lab_exec_div(cupat_ctx *ctx, int k, unsigned n, int iters, int reps, uint32_t *d_out,

@@ -20,33 +20,16 @@
 
 namespace {
 
-template <int OP> struct TpT {
-    using T = uint32_t;
-};
-template <> struct TpT<LAB_TP_FADD> {
-    using T = float;
-};
-template <> struct TpT<LAB_TP_FMUL> {
-    using T = float;
-};
-template <> struct TpT<LAB_TP_FFMA> {
-    using T = float;
-};
-template <> struct TpT<LAB_TP_RSQRT> {
-    using T = float;
-};
-template <> struct TpT<LAB_TP_SIN> {
-    using T = float;
-};
-template <> struct TpT<LAB_TP_EX2> {
-    using T = float;
-};
-template <> struct TpT<LAB_TP_DFMA> {
-    using T = double;
-};
-template <> struct TpT<LAB_TP_HFMA2> {
-    using T = __half2;
-};
+// The chains' type: float for the fp32 and MUFU ops, double, half2, else 32-bit words.
+constexpr bool tp_is_f32(int op)
+{
+    return op == LAB_TP_FADD || op == LAB_TP_FMUL || op == LAB_TP_FFMA || op == LAB_TP_RSQRT || op == LAB_TP_SIN ||
+           op == LAB_TP_EX2;
+}
+template <int OP>
+using TpT = std::conditional_t<OP == LAB_TP_DFMA, double,
+                               std::conditional_t<OP == LAB_TP_HFMA2, __half2,
+                                                  std::conditional_t<tp_is_f32(OP), float, uint32_t>>>;
 
 __device__ __forceinline__ float mufu_rsqrt(float x)
 {
@@ -138,7 +121,7 @@ template <class T> __device__ __forceinline__ unsigned long long tp_bits(T v)
 // clk[3 b ..]: block b's start and end (clock64) and its SM.
 template <int OP> __global__ void __launch_bounds__(TP_THREADS) k_tp(int iters, unsigned long long *out, long long *clk)
 {
-    using T = typename TpT<OP>::T;
+    using T = TpT<OP>;
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     T x[TP_CHAINS];
 #pragma unroll

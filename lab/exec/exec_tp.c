@@ -22,7 +22,7 @@ static const lab_exec_tp_op ops[LAB_TP_NOPS] = {
     [LAB_TP_FFMA] = {"fp32 fma", "x = __fmaf_rn(x, a, b)", 1, 128, ""},
     [LAB_TP_DFMA] = {"fp64 fma", "x = __fma_rn(x, a, b)", 1, 64, ""},
     [LAB_TP_HFMA2] = {"fp16x2 fma", "x = __hfma2(x, a2, b2)", 2, 256, ""},
-    [LAB_TP_IADD] = {"int32 add", "x[j] = x[j] + x[j+1]", 1, 64, ""},
+    [LAB_TP_IADD] = {"int32 add", "x[j] = x[j] + x[j+1]", 1, 64, "(ptxas may move some to the FMA pipe)"},
     [LAB_TP_IMAD] = {"int32 mul-add", "x[j] = x[j] * x[j+1] + 2", 1, 0, ""},
     [LAB_TP_MUL24] = {"__umul24", "x[j] = __umul24(x[j], x[j+1])", 1, 0, "emulated: masks (LOP3) + IMAD"},
     [LAB_TP_SHF] = {"shift (funnel)", "x[j] = __funnelshift_l(x[j], x[j], x[j+1])", 1, 64, ""},
@@ -42,58 +42,24 @@ const lab_exec_tp_op *lab_exec_tp_op_info(int op)
     return op >= 0 && op < LAB_TP_NOPS ? &ops[op] : NULL;
 }
 
-/* ---------------------------------------------------------------- half -- */
-
-uint16_t lab_exec_f2h(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    const uint32_t sign = (b >> 16) & 0x8000u;
-    if ((b & 0x7FFFFFFFu) == 0) return (uint16_t)sign;
-    /* normal halves: exponent 2^-14 .. 2^15; drop 13 bits, nearest even */
-    const int e = (int)((b >> 23) & 0xFF) - 127 + 15;
-    uint32_t m = b & 0x7FFFFFu;
-    uint32_t h = ((uint32_t)e << 10) | (m >> 13);
-    const uint32_t rest = m & 0x1FFFu;
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++; /* a carry into the exponent is right too */
-    return (uint16_t)(sign | h);
-}
-
-float lab_exec_h2f(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu;
-    uint32_t b = sign;
-    if (e) b |= ((e - 15 + 127) << 23) | (m << 13);
-    else if (m) {
-        float f = (float)m * 0x1p-24f;
-        return sign ? -f : f;
-    }
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-}
-
 /* ---------------------------------------------------------- host model -- */
 
-static uint64_t f32_bits(float f)
+/* A float's or a double's bits, widened. */
+static uint64_t bits64(const void *p, size_t n)
 {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static uint64_t f64_bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
+    uint32_t u32 = 0;
+    uint64_t u64 = 0;
+    if (n == 4) memcpy(&u32, p, 4), u64 = u32;
+    else memcpy(&u64, p, 8);
+    return u64;
 }
 
 static uint16_t hfma_h(uint16_t x, float a, float b)
 {
     /* x has 11 significant bits and a, b are 0.5, 0.25: x a + b is exact in
      * float, so rounding it to half is HFMA2's one rounding */
-    return lab_exec_f2h(fmaf(lab_exec_h2f(x), a, b));
+    const cupat_f16 h = {x};
+    return cupat_f32_to_f16(fmaf(cupat_f16_to_f32(h), a, b)).bits;
 }
 
 void lab_exec_tp_host(int op, uint32_t warp, int iters, uint64_t *out)
@@ -109,17 +75,17 @@ void lab_exec_tp_host(int op, uint32_t warp, int iters, uint64_t *out)
                 float x = tp_init_f32(t, j);
                 for (int s = 0; s < steps; s++)
                     x = op == LAB_TP_FADD ? x + TP_FADD_B : op == LAB_TP_FMUL ? x * TP_FMUL_B : fmaf(x, TP_FMA_A, TP_FMA_B);
-                *o = f32_bits(x);
+                *o = bits64(&x, 4);
                 break;
             }
             case LAB_TP_DFMA: {
                 double x = tp_init_f32(t, j);
                 for (int s = 0; s < steps; s++) x = fma(x, TP_DFMA_A, TP_DFMA_B);
-                *o = f64_bits(x);
+                *o = bits64(&x, 8);
                 break;
             }
             case LAB_TP_HFMA2: {
-                uint16_t lo = lab_exec_f2h(tp_init_h_lo(t, j)), hi = lab_exec_f2h(tp_init_h_hi(t, j));
+                uint16_t lo = cupat_f32_to_f16(tp_init_h_lo(t, j)).bits, hi = cupat_f32_to_f16(tp_init_h_hi(t, j)).bits;
                 for (int s = 0; s < steps; s++) lo = hfma_h(lo, TP_HFMA_A, TP_HFMA_B), hi = hfma_h(hi, TP_HFMA_A, TP_HFMA_B);
                 *o = (uint64_t)lo | (uint64_t)hi << 16;
                 break;
@@ -127,7 +93,8 @@ void lab_exec_tp_host(int op, uint32_t warp, int iters, uint64_t *out)
             case LAB_TP_RSQRT: case LAB_TP_SIN: case LAB_TP_EX2: {
                 double x = tp_init_f32(t, j);
                 for (int s = 0; s < steps; s++) x = op == LAB_TP_RSQRT ? 1.0 / sqrt(x) : op == LAB_TP_SIN ? sin(x) : exp2(-x);
-                *o = f32_bits((float)x);
+                const float f = (float)x;
+                *o = bits64(&f, 4);
                 break;
             }
             default: u[l][j] = tp_init_u32(t, j);
@@ -221,8 +188,10 @@ cupat_status lab_exec_throughput(cupat_ctx *ctx, int op, int iters, int reps, la
         }
         if (out->per_clk_sm <= 0 && !out->msg[0]) snprintf(out->msg, sizeof out->msg, "no SM reported a busy span");
         /* Above the Guide's peak: the steps were not one instruction each
-         * (fused by the compiler) or the cycles were miscounted. */
-        if (out->ok && ops[op].guide && out->per_clk_sm > 1.1 * ops[op].guide) {
+         * (fused by the compiler) or the cycles were miscounted. Integer
+         * adds are exempt: ptxas may issue some as IMAD.IADD on the FMA
+         * pipe, and then more than 64 a clock is the hardware's doing. */
+        if (out->ok && ops[op].guide && op != LAB_TP_IADD && out->per_clk_sm > 1.1 * ops[op].guide) {
             out->ok = 0;
             snprintf(out->msg, sizeof out->msg, "%.1f results a clock an SM: above the Guide's %d", out->per_clk_sm,
                      ops[op].guide);

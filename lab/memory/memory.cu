@@ -619,17 +619,26 @@ template <int M> cupat_status bank_row(Run &X, unsigned *out, unsigned *host, in
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #pragma nv_diag_suppress 1444
+// The calls' own errors are reported in the note, not raised: a runtime
+// that refuses the deprecated call says as much as one that ignores it.
 cupat_status bank_config_row(Run &X, unsigned *out, unsigned *host)
 {
     cudaSharedMemConfig before = cudaSharedMemBankSizeDefault, after = cudaSharedMemBankSizeDefault;
-    CK(cudaDeviceGetSharedMemConfig(&before));
-    CK(cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeEightByte));
-    CK(cudaDeviceGetSharedMemConfig(&after));
+    const cudaError_t e0 = cudaDeviceGetSharedMemConfig(&before);
+    const cudaError_t e1 = cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeEightByte);
+    const cudaError_t e2 = cudaDeviceGetSharedMemConfig(&after);
+    cudaGetLastError(); // not sticky: clear whatever the three left
     const cupat_status s = bank_row<B_DOUBLE>(X, out, host, 1, "8-byte words, stride 1, after SetSharedMemConfig(8)", 8);
-    CK(cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeDefault));
+    cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeDefault);
+    cudaGetLastError();
     CUPAT_TRY(s);
-    const auto bytes = [](cudaSharedMemConfig c) { return c == cudaSharedMemBankSizeEightByte ? 8 : c == cudaSharedMemBankSizeFourByte ? 4 : 0; };
-    note(&X.rows[*X.n - 1], "; banks read back: %d bytes (before: %d): a no-op since Maxwell", bytes(after), bytes(before));
+    const auto bytes = [](cudaSharedMemConfig c) {
+        return c == cudaSharedMemBankSizeEightByte ? 8 : c == cudaSharedMemBankSizeFourByte ? 4 : 0;
+    };
+    lab_mem_row *r = &X.rows[*X.n - 1];
+    if (e0 || e1 || e2)
+        note(r, "; Get / Set / Get returned %s / %s / %s", cudaGetErrorName(e0), cudaGetErrorName(e1), cudaGetErrorName(e2));
+    else note(r, "; banks read back: %d bytes (before: %d; 0: default): a no-op since Maxwell", bytes(after), bytes(before));
     return CUPAT_SUCCESS;
 }
 #pragma nv_diag_default 1444
