@@ -78,10 +78,10 @@ typedef struct lab_mem_row {
 cupat_status lab_memory_run(cupat_ctx *ctx, int e, int reps, lab_mem_row rows[LAB_MEM_MAX_ROWS], int *nrows);
 
 /* What the oversub rows may take. Managed memory is never allocated beyond
- * the device memory free at the start (cudaMemGetInfo) nor beyond half of
- * the host's available memory (sysconf: every page may come back to the host,
- * and the host writes each working set before a launch); never more than
- * 90 % of either. Past the free device memory the driver would evict and
+ * 90 % of the device memory free at the start (cudaMemGetInfo) nor beyond
+ * half of the host's available memory (sysconf: every page may come back to
+ * the host, and the host writes each working set before a launch). Past the
+ * free device memory the driver would evict and
  * re-fault pages at every pass (oversubscription proper): a run whose time
  * has no bound and which takes memory from anything else on the GPU; the
  * oversub rows show that cost instead by keeping the pages on the host
@@ -117,7 +117,7 @@ int lab_memory_wavefronts(const uint32_t addr[32], int bytes);
 
 /* Managed working sets: pct[k] % of dev_free, at most half of host_avail,
  * rounded down to 2 MiB; 0 where that leaves less than 2 MiB (the row is
- * skipped). pct[k] in 1..90. */
+ * skipped). pct[k] is clamped to 1..90. */
 void lab_memory_um_sizes(size_t dev_free, size_t host_avail, const int *pct, int n, size_t *out);
 
 /* Shared-memory capacities (KB) an SM can be configured to, ascending, for
