@@ -5,7 +5,7 @@
 cupat_test(test_exec_lab test_exec_lab.c)
 target_link_libraries(test_exec_lab PRIVATE cupat_lab)
 cupat_cli_test(lab_exec_help "lab exec --help" RC 0
-               OUT "diverge.*warps.*place.*sync.*latency.*ilp.*mlp.*cliff.*occupancy.*gemm.*cdp.*--json.*branch_targets"
+               OUT "diverge.*warps.*place.*sync.*latency.*ilp.*mlp.*cliff.*occupancy.*gemm.*cdp.*throughput.*--json.*branch_targets"
                LABELS lab)
 cupat_cli_test(lab_exec_unknown "lab exec bogus" RC 2 ERR "unknown experiment 'bogus'" ERR_LINES 1 LABELS lab)
 cupat_cli_test(lab_exec_bad_reps "lab exec --reps 0" RC 2 ERR "--reps" ERR_LINES 1 LABELS lab)

@@ -14,6 +14,9 @@
  *       calculator, gemm rungs on an odd shape, and dynamic parallelism:
  *       nested-hello counts, pending launches, depth, and Mandelbrot by CDP
  *       equal to the host's Mariani-Silver and the flat kernel to the host.
+ * throughput: the op table and the host model of the
+ *       instruction chains (cpu); every op's sampled warps equal the model and
+ *       no rate is above the Guide's table (cuda).
  * The ILP and bytes-in-flight rows run only where their warps fit an SM
  * (lab_exec_sweep_fit; more are refused); every sweep kernel holds 32 warps.
  * Each part prints its seconds. A watchdog (CUPAT_TEST_WATCHDOG seconds,
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "exec/exec_tp.h"
 #include "exec/exec_work.h"
 #include "exec/occupancy.h"
 
@@ -464,6 +468,91 @@ static void check_cdp(void)
     CHECK(reached == 5 && err == 0, "depth 5: reached %d, error %d", reached, err);
 }
 
+/* Instruction throughput: the table, the host model (cpu); every op's sampled warps against the model and no rate above the
+ * Guide's (cuda). */
+static void check_tp_model(void)
+{
+    STEP("throughput: model");
+    for (int op = 0; op < LAB_TP_NOPS; op++) {
+        const lab_exec_tp_op *o = lab_exec_tp_op_info(op);
+        CHECK(o && o->name && o->step && o->extra && o->results >= 1, "op %d described", op);
+    }
+    CHECK(lab_exec_tp_op_info(LAB_TP_NOPS) == NULL && lab_exec_tp_op_info(-1) == NULL, "table ends");
+    CHECK(lab_exec_tp_op_info(LAB_TP_FFMA)->guide == 128 && lab_exec_tp_op_info(LAB_TP_DFMA)->guide == 64 &&
+              lab_exec_tp_op_info(LAB_TP_HFMA2)->guide == 256 && lab_exec_tp_op_info(LAB_TP_HFMA2)->results == 2 &&
+              lab_exec_tp_op_info(LAB_TP_SHFL)->guide == 32,
+          "the Guide's cc 9.0 figures");
+    uint64_t out[32 * TP_CHAINS];
+    /* fp32 fma: four steps of fmaf an iteration */
+    lab_exec_tp_host(LAB_TP_FFMA, 1, 1, out);
+    float x = tp_init_f32(32 + 3, 5);
+    for (int s = 0; s < TP_UNROLL; s++) x = fmaf(x, TP_FMA_A, TP_FMA_B);
+    CHECK(out[3 * TP_CHAINS + 5] == fbits(x), "ffma: warp 1 lane 3 chain 5");
+    /* the integer ring: chain j takes chain j + 1's old value */
+    lab_exec_tp_host(LAB_TP_IADD, 0, 1, out);
+    uint32_t r[TP_CHAINS], n[TP_CHAINS];
+    for (int j = 0; j < TP_CHAINS; j++) r[j] = tp_init_u32(7, j);
+    for (int s = 0; s < TP_UNROLL; s++) {
+        for (int j = 0; j < TP_CHAINS; j++) n[j] = r[j] + r[(j + 1) % TP_CHAINS];
+        memcpy(r, n, sizeof r);
+    }
+    int same = 1;
+    for (int j = 0; j < TP_CHAINS; j++) same &= out[7 * TP_CHAINS + j] == r[j];
+    CHECK(same, "iadd ring: lane 7");
+    /* shuffles: one iteration xors the lane with 1, 2, 4, 8 (15); two undo it */
+    lab_exec_tp_host(LAB_TP_SHFL, 2, 1, out);
+    CHECK(out[0 * TP_CHAINS + 4] == tp_init_u32(64 + 15, 4) && out[20 * TP_CHAINS] == tp_init_u32(64 + (20 ^ 15), 0),
+          "shfl: one iteration");
+    lab_exec_tp_host(LAB_TP_SHFL, 2, 2, out);
+    CHECK(out[9 * TP_CHAINS + 1] == tp_init_u32(64 + 9, 1), "shfl: two iterations");
+    /* the contracting maps reach their fixed points: half 0.5, rsqrt 1 */
+    lab_exec_tp_host(LAB_TP_HFMA2, 0, 64, out);
+    CHECK(out[0] == 0x38003800u, "hfma2 -> 0.5, 0.5: 0x%llx", (unsigned long long)out[0]);
+    lab_exec_tp_host(LAB_TP_RSQRT, 0, 64, out);
+    CHECK(out[5] == fbits(1.0f), "rsqrt -> 1");
+    /* vote: a ballot of bit 0 of every lane, xored with the next chain */
+    lab_exec_tp_host(LAB_TP_VOTE, 0, 1, out);
+    uint32_t v[32][TP_CHAINS];
+    for (int l = 0; l < 32; l++)
+        for (int j = 0; j < TP_CHAINS; j++) v[l][j] = tp_init_u32((uint32_t)l, j);
+    for (int s = 0; s < TP_UNROLL; s++) {
+        uint32_t w[32][TP_CHAINS], bal[TP_CHAINS] = {0};
+        for (int l = 0; l < 32; l++)
+            for (int j = 0; j < TP_CHAINS; j++) bal[j] |= (v[l][j] & 1u) << l;
+        for (int l = 0; l < 32; l++)
+            for (int j = 0; j < TP_CHAINS; j++) w[l][j] = bal[j] ^ v[l][(j + 1) % TP_CHAINS];
+        memcpy(v, w, sizeof v);
+    }
+    CHECK(out[31 * TP_CHAINS + 7] == v[31][7] && out[0] == v[0][0], "vote: lanes 0 and 31");
+}
+
+static void check_tp_bad(void)
+{
+    STEP("throughput: bad arguments");
+    lab_exec_tp t;
+    const cupat_status I = CUPAT_ERROR_INVALID_VALUE;
+    CHECK_FAILS(ctx, I, "op = 99", lab_exec_throughput(ctx, 99, 1, 1, &t));
+    CHECK_FAILS(ctx, I, "iters = 0", lab_exec_throughput(ctx, LAB_TP_FFMA, 0, 1, &t));
+    CHECK_FAILS(ctx, I, "reps = 0", lab_exec_throughput(ctx, LAB_TP_FFMA, 1, 0, &t));
+    CHECK_FAILS(ctx, I, "out is NULL", lab_exec_throughput(ctx, LAB_TP_FFMA, 1, 1, NULL));
+    if (t_backend == CUPAT_BACKEND_CPU)
+        CHECK_FAILS(ctx, CUPAT_ERROR_NOT_SUPPORTED, "CUDA backend", lab_exec_throughput(ctx, LAB_TP_FFMA, 1, 1, &t));
+}
+
+static void check_tp_gpu(void)
+{
+    for (int op = 0; op < LAB_TP_NOPS; op++) {
+        const lab_exec_tp_op *o = lab_exec_tp_op_info(op);
+        STEP(o->name);
+        lab_exec_tp t;
+        CHECK_OK(ctx, lab_exec_throughput(ctx, op, t_small ? 8 : 256, t_small ? 1 : 2, &t));
+        printf("throughput %-16s %8.1f results/clock/SM (Guide %d), %d blocks/SM\n", o->name, t.per_clk_sm, o->guide,
+               t.blocks_per_sm);
+        CHECK(t.ok, "%s: %s", o->name, t.msg);
+        CHECK(t.blocks_per_sm >= 1, "%s: blocks an SM", o->name);
+    }
+}
+
 /* The parts (--part NAME runs one); the GPU ones need the CUDA backend. */
 static void part_model(void)
 {
@@ -485,6 +574,12 @@ static void part_resources(void)
 {
     if (t_backend == CUPAT_BACKEND_CUDA) check_resources();
 }
+static void part_throughput(void)
+{
+    check_tp_model();
+    check_tp_bad();
+    if (t_backend == CUPAT_BACKEND_CUDA) check_tp_gpu();
+}
 static void part_cdp(void)
 {
     if (t_backend != CUPAT_BACKEND_CUDA) return;
@@ -505,7 +600,8 @@ int main(int argc, char **argv)
     }
     static const test_part parts[] = {{"model", part_model},         {"bad", part_bad},
                                       {"warps", part_warps},         {"latency", part_latency},
-                                      {"resources", part_resources}, {"cdp", part_cdp}};
+                                      {"resources", part_resources}, {"throughput", part_throughput},
+                                      {"cdp", part_cdp}};
     test_run_parts(argc, argv, parts, sizeof parts / sizeof parts[0], NULL);
     alarm(0);
     return test_finish(ctx);

@@ -5,83 +5,25 @@
 
 #include <stdint.h>
 
-namespace {
-
-unsigned blocks_for(size_t n, unsigned block)
-{
-    size_t b = (n + block - 1) / block;
-    const size_t cap = (size_t)1 << 30; /* beyond: grid-stride */
-    return (unsigned)(b < cap ? b : cap);
-}
-
-} /* namespace */
+/* The offset kernels, their launch and lab_blocks_for live in
+ * access_offset.cuh, which access_debug.cu compiles a second time under -G
+ * (PCCP 4.3's debug build). */
+#include "access_offset.cuh"
 
 /* ------------------------------------------- aligned vs misaligned (4.3) -- */
-
-/* Loads start `offset` floats past a 128-byte boundary: offsets that are not
- * multiples of 8 (32 bytes) make each warp's 128 bytes straddle 5 sectors
- * instead of 4 (load efficiency 80%). */
-__global__ void lab_read_offset(const float *__restrict__ a, const float *__restrict__ b,
-                                float *__restrict__ c, size_t m, size_t offset)
-{
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < m;
-         i += (size_t)gridDim.x * blockDim.x)
-        c[i] = a[i + offset] + b[i + offset];
-}
-
-/* The misalignment moves to the store side: stores write whole 32-byte
- * sectors, so a warp's 128 misaligned bytes cost 5 sector writes. */
-__global__ void lab_write_offset(const float *__restrict__ a, const float *__restrict__ b,
-                                 float *__restrict__ c, size_t m, size_t offset)
-{
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < m;
-         i += (size_t)gridDim.x * blockDim.x)
-        c[i + offset] = a[i] + b[i];
-}
-
-/* Four elements a thread, blockDim apart, all loads issued before the adds:
- * more independent requests in flight per thread. */
-__global__ void lab_read_offset_unroll4(const float *__restrict__ a, const float *__restrict__ b,
-                                        float *__restrict__ c, size_t m, size_t offset)
-{
-    const size_t bd = blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * bd * 4 + threadIdx.x; i < m;
-         i += (size_t)gridDim.x * bd * 4) {
-        float x[4], y[4];
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-            size_t k = i + u * bd;
-            x[u] = k < m ? a[k + offset] : 0.0f;
-            y[u] = k < m ? b[k + offset] : 0.0f;
-        }
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            if (i + u * bd < m) c[i + u * bd] = x[u] + y[u];
-    }
-}
 
 extern "C" cupat_status cupat__lab_offset(cupat_ctx *ctx, int kind, const float *a,
                                           const float *b, float *c, size_t n, size_t offset,
                                           unsigned block)
 {
-    if (offset > n || block == 0 || block > 1024)
-        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                           "lab offset: offset = %zu, n = %zu, block = %u", offset, n, block);
-    size_t m = n - offset;
-    if (m == 0) return CUPAT_SUCCESS;
-    cudaStream_t s = ctx->stream;
-    switch (kind) {
-    case LAB_READ_OFFSET:
-        lab_read_offset<<<blocks_for(m, block), block, 0, s>>>(a, b, c, m, offset);
-        return cupat__launched(ctx, "lab_read_offset");
-    case LAB_WRITE_OFFSET:
-        lab_write_offset<<<blocks_for(m, block), block, 0, s>>>(a, b, c, m, offset);
-        return cupat__launched(ctx, "lab_write_offset");
-    case LAB_READ_OFFSET_UNROLL4:
-        lab_read_offset_unroll4<<<blocks_for(m, 4 * block), block, 0, s>>>(a, b, c, m, offset);
-        return cupat__launched(ctx, "lab_read_offset_unroll4");
-    }
-    return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "lab offset: kind = %d", kind);
+    return lab_offset_launch(ctx, kind, a, b, c, n, offset, block, 0);
+}
+
+extern "C" cupat_status cupat__lab_offset_grid(cupat_ctx *ctx, int kind, const float *a,
+                                               const float *b, float *c, size_t n, size_t offset,
+                                               unsigned block, unsigned grid)
+{
+    return lab_offset_launch(ctx, kind, a, b, c, n, offset, block, grid);
 }
 
 /* ------------------------------------------------------ AoS vs SoA (4.3) -- */
@@ -144,7 +86,7 @@ extern "C" cupat_status cupat__lab_aos(cupat_ctx *ctx, int kind, size_t n, const
 {
     if (n == 0) return CUPAT_SUCCESS;
     const unsigned B = 256;
-    unsigned g = blocks_for(n, B);
+    unsigned g = lab_blocks_for(n, B);
     cudaStream_t s = ctx->stream;
     switch (kind) {
     case LAB_AOS:
@@ -198,7 +140,7 @@ extern "C" cupat_status cupat__lab_copy(cupat_ctx *ctx, int kind, const int *in,
 {
     if (n == 0) return CUPAT_SUCCESS;
     const unsigned B = 256;
-    unsigned g = blocks_for(n, B);
+    unsigned g = lab_blocks_for(n, B);
     cudaStream_t s = ctx->stream;
     int *inw = (int *)in; /* the book's kernels take non-const pointers */
     switch (kind) {
@@ -236,7 +178,7 @@ extern "C" cupat_status cupat__lab_copy2d(cupat_ctx *ctx, int kind, size_t rows,
 {
     if (rows == 0 || cols == 0) return CUPAT_SUCCESS;
     size_t ntx = (cols + 15) / 16, ntiles = ntx * ((rows + 15) / 16);
-    unsigned g = blocks_for(ntiles, 1);
+    unsigned g = lab_blocks_for(ntiles, 1);
     dim3 b(16, 16);
     cudaStream_t s = ctx->stream;
     bool row = kind == LAB_COPY_ROW;

@@ -20,6 +20,12 @@ extern "C" {
 enum { LAB_READ_OFFSET, LAB_WRITE_OFFSET, LAB_READ_OFFSET_UNROLL4 };
 cupat_status cupat__lab_offset(cupat_ctx *ctx, int kind, const float *a, const float *b,
                                float *c, size_t n, size_t offset, unsigned block);
+/* The same on `grid` blocks (0: the grid above; fewer blocks loop over the
+ * rest). _debug launches the same kernels compiled with -G (access_debug.cu). */
+cupat_status cupat__lab_offset_grid(cupat_ctx *ctx, int kind, const float *a, const float *b,
+                                    float *c, size_t n, size_t offset, unsigned block, unsigned grid);
+cupat_status cupat__lab_offset_debug(cupat_ctx *ctx, int kind, const float *a, const float *b,
+                                     float *c, size_t n, size_t offset, unsigned block, unsigned grid);
 
 /* ------------------------------------------------------ AoS vs SoA (4.3) -- */
 typedef struct lab_pt {

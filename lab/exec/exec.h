@@ -267,6 +267,55 @@ cupat_status lab_exec_mandel(cupat_ctx *ctx, int method, int size, int max_dwell
 /* The host model: the same algorithm, the same decisions. */
 void lab_exec_mandel_host(int method, const lab_exec_mandel_geom *g, int *dwell);
 
+/* ------------------------------------------------ instruction throughput -- */
+
+/* The CUDA Guide's 8.4.1 table of native arithmetic throughput (results a
+ * clock an SM), measured for a subset: each op is one step of TP_CHAINS
+ * independent chains a thread (exec_tp.h), as many 256-thread blocks as an
+ * SM holds, every SM timed by its own clock64. */
+enum {
+    LAB_TP_FADD,  /* __fadd_rn: FADD                                   */
+    LAB_TP_FMUL,  /* __fmul_rn: FMUL                                   */
+    LAB_TP_FFMA,  /* __fmaf_rn: FFMA                                   */
+    LAB_TP_DFMA,  /* __fma_rn (double): DFMA                           */
+    LAB_TP_HFMA2, /* __hfma2: HFMA2, two results a lane                */
+    LAB_TP_IADD,  /* a + b: IADD3                                      */
+    LAB_TP_IMAD,  /* a * b + k: IMAD (sm_90 multiplies with IMAD)      */
+    LAB_TP_MUL24, /* __umul24: not native since Fermi                  */
+    LAB_TP_SHF,   /* __funnelshift_l(a, a, b): a rotate, one SHF       */
+    LAB_TP_POPC,  /* __popc(a) ^ b                                     */
+    LAB_TP_CLZ,   /* __clz(a) ^ b                                      */
+    LAB_TP_BREV,  /* __brev(a) ^ b                                     */
+    LAB_TP_RSQRT, /* rsqrt.approx.ftz.f32: MUFU.RSQ                    */
+    LAB_TP_SIN,   /* sin.approx.ftz.f32 (__sinf): MUFU.SIN             */
+    LAB_TP_EX2,   /* ex2.approx.ftz.f32 (exp2 intrinsic): MUFU.EX2     */
+    LAB_TP_SHFL,  /* __shfl_xor_sync                                   */
+    LAB_TP_VOTE,  /* __ballot_sync(a & 1) ^ b                          */
+    LAB_TP_NOPS
+};
+typedef struct lab_exec_tp_op {
+    const char *name;  /* "fp32 fma" */
+    const char *step;  /* one step of a chain, as written */
+    int results;       /* results an instruction gives a lane: 2 for half2, else 1 */
+    int guide;         /* the Guide's table for cc 9.0 (results / clock / SM); 0: not known here */
+    const char *extra; /* what else a step issues beside the instruction measured ("" if nothing) */
+} lab_exec_tp_op;
+const lab_exec_tp_op *lab_exec_tp_op_info(int op); /* NULL past the end */
+typedef struct lab_exec_tp {
+    double per_clk_sm; /* results a clock an SM: each SM's results / its busy cycles, the median SM, the median rep */
+    double ms;         /* the median launch */
+    int blocks_per_sm; /* of 256 threads (the runtime) */
+    int ok;            /* three sampled warps equal the host model (exact; the approximate functions within bounds) */
+    char msg[160];
+} lab_exec_tp;
+/* iters (1 .. 1 << 16) loop iterations of TP_UNROLL steps; reps 1 .. 1000. */
+cupat_status lab_exec_throughput(cupat_ctx *ctx, int op, int iters, int reps, lab_exec_tp *out);
+/* The host model: warp w (threads 32 w .. 32 w + 31) after iters
+ * iterations, out[lane * TP_CHAINS + j] the bits of chain j (a double's 64,
+ * the others' 32). The approximate functions (RSQRT, SIN, EX2) follow the
+ * exact function in double, rounded to float at the end. */
+void lab_exec_tp_host(int op, uint32_t warp, int iters, uint64_t *out);
+
 /* ---------------------------------------------------- the kernels (.cu) -- */
 cupat_status cupat__lab_exec_div(cupat_ctx *ctx, int k, unsigned n, int iters, int reps, uint32_t *d_out,
                                  float *times);
@@ -313,6 +362,12 @@ int lab_exec_cdp_k_mandel_prepare(const char **what);
 /* one image; CDP: d_state[0] child grids launched, d_state[1] a failed launch */
 int lab_exec_cdp_k_mandel(void *stream, int method, const lab_exec_mandel_geom *g, int *d_dwell, unsigned *d_state,
                           const char **what);
+/* exec_throughput.cu: op over as many 256-thread blocks as an SM holds,
+ * one untimed launch then reps; per_clk[r] rep r's results / clock / SM;
+ * times[r] its ms; warps[0..3) the sampled warps (the first two, the last),
+ * h_sample[k * 32 * TP_CHAINS ..] warp warps[k]'s values. */
+cupat_status cupat__lab_exec_tp(cupat_ctx *ctx, int op, int iters, int reps, uint32_t warps[3], uint64_t *h_sample,
+                                double *per_clk, float *times, int *blocks_per_sm);
 /* timing helper shared by the .cu files: reps + 1 launches of fn(arg), the
  * first untimed; times[r] the ms of launch r + 1. */
 typedef cupat_status (*lab_exec_launch_fn)(cupat_ctx *ctx, void *arg);

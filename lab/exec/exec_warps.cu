@@ -8,6 +8,7 @@
 
 #include "cupat_warp.cuh"
 #include "internal.h"
+#include "lab_sreg.cuh"
 
 namespace {
 
@@ -153,24 +154,9 @@ __global__ void k_warp_map(uint32_t *d)
 
 // ---- placement ---------------------------------------------------------------
 
-__device__ __forceinline__ unsigned smid()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
-    return r;
-}
-__device__ __forceinline__ unsigned nsmid()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%nsmid;" : "=r"(r));
-    return r;
-}
-__device__ __forceinline__ unsigned long long globaltimer()
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
+using cupat_lab::globaltimer;
+using cupat_lab::nsmid;
+using cupat_lab::smid;
 
 // ticket[0] is the start counter; ticket[1 + b] the order block b started.
 __global__ void k_place(uint32_t *sm, uint32_t *ticket, unsigned spin_ns, uint32_t *ns)

@@ -2,34 +2,14 @@
 // timing, checks); the experiment table and the host models are in
 // memory_lab.c. Each experiment is short by default (tens of milliseconds of
 // GPU time) and every row that produces data checks it against the host.
-#include "memory/memory.h"
-
-#include "internal.h"
-#include "lab_timing.cuh"
+#include "memory/memory_run.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-namespace {
+namespace cupat_memlab {
 
-using cupat_lab::Bufs;
-using cupat_lab::copy;
-using cupat_lab::fill;
-using cupat_lab::median;
-using cupat_lab::timed;
-
-struct Run {
-    cupat_ctx *ctx;
-    int reps;
-    lab_mem_row *rows;
-    int *n;
-    float *t; // reps times
-    cudaStream_t s;
-    int sms;
-};
-
-lab_mem_row *add(Run &X, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 lab_mem_row *add(Run &X, const char *fmt, ...)
 {
     lab_mem_row *r = &X.rows[*X.n < LAB_MEM_MAX_ROWS - 1 ? (*X.n)++ : *X.n];
@@ -41,21 +21,21 @@ lab_mem_row *add(Run &X, const char *fmt, ...)
     return r;
 }
 
-// Time `launch` reps times; the row's ms and GB/s of `bytes` a launch.
-template <class L> cupat_status time_row(Run &X, lab_mem_row *r, double bytes, L launch)
+void note(lab_mem_row *r, const char *fmt, ...)
 {
-    CUPAT_TRY(timed(X.ctx, X.reps, X.t, launch));
-    r->ms = median(X.t, X.reps);
-    r->value = r->ms > 0 ? bytes / (r->ms * 1e-3) * 1e-9 : 0;
-    return CUPAT_SUCCESS;
+    const size_t used = strlen(r->note);
+    if (used + 1 >= sizeof r->note) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);
+    va_end(ap);
 }
 
-#define CK(call)                                                                                                       \
-    do {                                                                                                               \
-        const cudaError_t e_ = (call);                                                                                 \
-        if (e_ != cudaSuccess) return cupat__cuda(X.ctx, e_, #call);                                                   \
-    } while (0)
-#define LAUNCHED(name) cupat__launched(X.ctx, name)
+} // namespace cupat_memlab
+
+namespace {
+
+using namespace cupat_memlab;
 
 __global__ void k_iota(unsigned *p, size_t n, unsigned mod)
 {
@@ -409,11 +389,7 @@ cupat_status exp_symbols(Run &X)
 cupat_status sum_row(Run &X, lab_mem_row *r, const unsigned *p, size_t n, unsigned *dsum, unsigned expect)
 {
     unsigned got = 0;
-    CUPAT_TRY(time_row(X, r, (double)n * 4, [&]() -> cupat_status {
-        cudaMemsetAsync(dsum, 0, 4, X.s);
-        k_sum_u32<<<X.sms * 8, 256, 0, X.s>>>(p, n, dsum);
-        return LAUNCHED("k_sum_u32");
-    }));
+    CUPAT_TRY(time_row(X, r, (double)n * 4, [&]() -> cupat_status { return sum_u32(X, p, n, dsum); }));
     CK(copy(X.s, &got, dsum, 4));
     r->ok = got == expect;
     return CUPAT_SUCCESS;
@@ -560,10 +536,10 @@ cupat_status exp_carveout(Run &X)
     cupat_status s = cupat__cuda(X.ctx, b.alloc((void **)&in, (size_t)blocks * WINDOW * 4), "cudaMalloc");
     if (!s) s = cupat__cuda(X.ctx, b.alloc((void **)&out, (size_t)blocks * 256 * 4), "cudaMalloc");
     if (!s) s = iota(X, in, (size_t)blocks * WINDOW, 7);
-    static const int pct[] = {0, 25, 50, 100};
+    static const int pct[] = {0, 25, 50, 75, 100};
     unsigned *host = (unsigned *)malloc((size_t)blocks * 256 * 4), *first = (unsigned *)malloc((size_t)blocks * 256 * 4);
     if ((!host || !first) && !s) s = cupat__fail(X.ctx, CUPAT_ERROR_OUT_OF_MEMORY, "lab memory: out of host memory");
-    for (int k = 0; k < 4 && !s; k++) {
+    for (int k = 0; k < 5 && !s; k++) {
         s = cupat__cuda(X.ctx, cudaFuncSetAttribute(k_carve, cudaFuncAttributePreferredSharedMemoryCarveout, pct[k]),
                         "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
         if (s) break;
@@ -631,9 +607,42 @@ template <int M> cupat_status bank_row(Run &X, unsigned *out, unsigned *host, in
         }
         for (int i = lane; i < blocks * 256 && r->ok; i += 32) r->ok = host[i] == e;
     }
-    snprintf(r->note, sizeof r->note, "%d wavefront(s) a warp load by the bank model", lab_memory_wavefronts(addr, word_bytes));
+    snprintf(r->note, sizeof r->note, "%d wavefront(s) a warp load by the bank model; %.0f GB/s", lab_memory_wavefronts(addr, word_bytes),
+             r->value * word_bytes);
     return CUPAT_SUCCESS;
 }
+
+// cudaDeviceSetSharedMemConfig chose 4- or 8-byte banks on cc 3.x (PCCP 5.1
+// "Access Mode"); since Maxwell the banks are 4 bytes and the call does
+// nothing (deprecated in CUDA 12): the configuration read back is still 4,
+// and the 8-byte row runs as before.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#pragma nv_diag_suppress 1444
+// The calls' own errors are reported in the note, not raised: a runtime
+// that refuses the deprecated call says as much as one that ignores it.
+cupat_status bank_config_row(Run &X, unsigned *out, unsigned *host)
+{
+    cudaSharedMemConfig before = cudaSharedMemBankSizeDefault, after = cudaSharedMemBankSizeDefault;
+    const cudaError_t e0 = cudaDeviceGetSharedMemConfig(&before);
+    const cudaError_t e1 = cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeEightByte);
+    const cudaError_t e2 = cudaDeviceGetSharedMemConfig(&after);
+    cudaGetLastError(); // not sticky: clear whatever the three left
+    const cupat_status s = bank_row<B_DOUBLE>(X, out, host, 1, "8-byte words, stride 1, after SetSharedMemConfig(8)", 8);
+    cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeDefault);
+    cudaGetLastError();
+    CUPAT_TRY(s);
+    const auto bytes = [](cudaSharedMemConfig c) {
+        return c == cudaSharedMemBankSizeEightByte ? 8 : c == cudaSharedMemBankSizeFourByte ? 4 : 0;
+    };
+    lab_mem_row *r = &X.rows[*X.n - 1];
+    if (e0 || e1 || e2)
+        note(r, "; Get / Set / Get returned %s / %s / %s", cudaGetErrorName(e0), cudaGetErrorName(e1), cudaGetErrorName(e2));
+    else note(r, "; banks read back: %d bytes (before: %d; 0: default): a no-op since Maxwell", bytes(after), bytes(before));
+    return CUPAT_SUCCESS;
+}
+#pragma nv_diag_default 1444
+#pragma GCC diagnostic pop
 
 cupat_status exp_banks(Run &X)
 {
@@ -653,6 +662,7 @@ cupat_status exp_banks(Run &X)
     if (!s) s = bank_row<B_MULTICAST>(X, out, host, 4, "multicast: 4 lanes a word", 4);
     if (!s) s = bank_row<B_DOUBLE>(X, out, host, 1, "8-byte words, stride 1", 8);
     if (!s) s = bank_row<B_DOUBLE>(X, out, host, 2, "8-byte words, stride 2", 8);
+    if (!s) s = bank_config_row(X, out, host);
     free(host);
     return s;
 }
@@ -1104,11 +1114,7 @@ cupat_status exp_um(Run &X)
             cudaEventRecord(e0, X.s);
             if (k == 1) s = cupat__cuda(X.ctx, cudaMemPrefetchAsync(m, bytes, here, 0, X.s), "cudaMemPrefetchAsync");
             cudaEventRecord(e1, X.s);
-            cudaMemsetAsync(dsum, 0, 4, X.s);
-            if (!s) {
-                k_sum_u32<<<X.sms * 8, 256, 0, X.s>>>(m, n, dsum);
-                s = LAUNCHED("k_sum_u32");
-            }
+            if (!s) s = sum_u32(X, m, n, dsum);
             cudaEventRecord(e2, X.s);
             if (!s) s = cupat__cuda(X.ctx, cudaEventSynchronize(e2), "cudaEventSynchronize");
             float a = 0, c = 0;
@@ -1135,11 +1141,19 @@ cupat_status exp_um(Run &X)
 
 } // namespace
 
-extern "C" cupat_status cupat__lab_mem_run(cupat_ctx *ctx, int e, int reps, lab_mem_row *rows, int *nrows)
+cupat_status cupat_memlab::sum_u32(Run &X, const unsigned *p, size_t n, unsigned *dsum)
+{
+    CK(fill(X.s, dsum, 0, 4));
+    k_sum_u32<<<X.sms * 8, 256, 0, X.s>>>(p, n, dsum);
+    return LAUNCHED("k_sum_u32");
+}
+
+extern "C" cupat_status cupat__lab_mem_run(cupat_ctx *ctx, int e, int reps, const lab_mem_opts *opts,
+                                           lab_mem_row *rows, int *nrows)
 {
     float *t = (float *)malloc((size_t)reps * sizeof *t);
     if (!t) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "lab memory: out of host memory");
-    Run X = {ctx, reps, rows, nrows, t, ctx->stream, ctx->sm_count > 0 ? ctx->sm_count : 1};
+    Run X = {ctx, reps, rows, nrows, t, ctx->stream, ctx->sm_count > 0 ? ctx->sm_count : 1, *opts};
     cudaGetLastError();
     cupat_status s;
     switch (e) {
@@ -1160,6 +1174,13 @@ extern "C" cupat_status cupat__lab_mem_run(cupat_ctx *ctx, int e, int reps, lab_
     case LAB_MEM_VOLATILE: s = exp_volatile(X); break;
     case LAB_MEM_RESTRICT: s = exp_restrict(X); break;
     case LAB_MEM_UM: s = exp_um(X); break;
+    case LAB_MEM_SEGMENT: s = exp_segment(X); break;
+    case LAB_MEM_DEBUG: s = exp_debug(X); break;
+    case LAB_MEM_OVERSUB: s = exp_oversub(X); break;
+    case LAB_MEM_CARVE: s = exp_carve(X); break;
+    case LAB_MEM_LATENCY: s = exp_latency(X); break;
+    case LAB_MEM_CACHESIZE: s = exp_cachesize(X); break;
+    case LAB_MEM_SPLIT: s = exp_split(X); break;
     default: s = cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "lab memory: experiment = %d", e);
     }
     free(t);

@@ -5,8 +5,13 @@
  * pitched and 3D arrays, __device__ / __managed__ symbols, UVA zero-copy,
  * batched transfers, bytes in flight, the L1 / shared carveout, bank
  * strides, constant-cache divergence, local memory, texture objects, a
- * memory-fence litmus test, volatile, __restrict__, and unified-memory
- * migration against prefetch and advice.
+ * memory-fence litmus test, volatile, __restrict__, unified-memory
+ * migration against prefetch and advice; and the seed rows that came after
+ * (issue 16): PCCP 4.3's readSegmentUnroll block / grid sweep and its -G
+ * debug build, managed working sets near the free device memory, arrays of
+ * mixed types carved from one extern __shared__ buffer, shared against
+ * global latency, latency across the cache sizes, and the shared capacity a
+ * carveout gives.
  * Each experiment fills rows (a name, a median time, a figure, a check);
  * the host models below (DRAM rate, Little's law, bank wavefronts) are
  * plain C the tests check without a GPU. Not library API. */
@@ -40,6 +45,13 @@ enum {
     LAB_MEM_VOLATILE,  /* a polled flag: plain load hoisted, volatile seen */
     LAB_MEM_RESTRICT,  /* __restrict__: loads, registers, time */
     LAB_MEM_UM,        /* managed memory: fault migration, prefetch, advice */
+    LAB_MEM_SEGMENT,   /* readSegmentUnroll at offset 11: blocks 1024..128, then the grid (PCCP 4.3) */
+    LAB_MEM_DEBUG,     /* readOffset vs readOffsetUnroll4, release against -G (PCCP 4.3) */
+    LAB_MEM_OVERSUB,   /* managed working sets of 25 / 50 / 90 % of free memory; host-preferred pages */
+    LAB_MEM_CARVE,     /* int / float / char / double arrays carved from one extern __shared__ buffer */
+    LAB_MEM_LATENCY,   /* pointer chase: shared against global in L1, L2 and DRAM (lecture 10) */
+    LAB_MEM_CACHESIZE, /* chase latency against the working set across L1 and L2 */
+    LAB_MEM_SPLIT,     /* the shared capacity each carveout selects: 8 KiB blocks an SM holds */
     LAB_MEM_NEXP
 };
 
@@ -65,6 +77,28 @@ typedef struct lab_mem_row {
  * CUDA backend only; a wrong row is a row with ok = 0, not an error. */
 cupat_status lab_memory_run(cupat_ctx *ctx, int e, int reps, lab_mem_row rows[LAB_MEM_MAX_ROWS], int *nrows);
 
+/* What the oversub rows may take. Managed memory is never allocated beyond
+ * 90 % of the device memory free at the start (cudaMemGetInfo) nor beyond
+ * half of the host's available memory (sysconf: every page may come back to
+ * the host, and the host writes each working set before a launch). Past the
+ * free device memory the driver would evict and
+ * re-fault pages at every pass (oversubscription proper): a run whose time
+ * has no bound and which takes memory from anything else on the GPU; the
+ * oversub rows show that cost instead by keeping the pages on the host
+ * (cudaMemAdviseSetPreferredLocation host + SetAccessedBy: every access
+ * crosses the link, as an evicted page's would) within the same bound. */
+typedef struct lab_mem_opts {
+    /* 0: the working sets are fractions of min(free, 1 GiB) (safe beside
+     * other GPU work, as in the tests). Else hold all but um_free of the
+     * free device memory in a cudaMalloc ballast while the rows run, so that
+     * fractions of the whole remaining free memory take seconds (a run that
+     * has the GPU to itself). */
+    size_t um_free;
+} lab_mem_opts;
+/* lab_memory_run with options; o NULL: all defaults. */
+cupat_status lab_memory_run_opts(cupat_ctx *ctx, int e, int reps, const lab_mem_opts *o,
+                                 lab_mem_row rows[LAB_MEM_MAX_ROWS], int *nrows);
+
 /* ----------------------------------------------------- host models -- */
 
 /* Peak DRAM rate in GB/s: bus_bits / 8 bytes x clock x transfers a clock
@@ -81,8 +115,40 @@ double lab_memory_bytes_in_flight(double gbs, double latency_ns);
  * (broadcast / multicast). The most distinct words any bank must serve. */
 int lab_memory_wavefronts(const uint32_t addr[32], int bytes);
 
+/* Managed working sets: pct[k] % of dev_free, at most half of host_avail,
+ * rounded down to 2 MiB; 0 where that leaves less than 2 MiB (the row is
+ * skipped). pct[k] is clamped to 1..90. */
+void lab_memory_um_sizes(size_t dev_free, size_t host_avail, const int *pct, int n, size_t *out);
+
+/* Shared-memory capacities (KB) an SM can be configured to, ascending, for
+ * compute capability major.minor (CUDA Guide 19.x-20.x "Shared Memory",
+ * PCCP 5.1): 7.0: 0 8 16 32 64 96; 8.0 / 8.7: .. 100 132 164; 8.6 / 8.9:
+ * .. 64 100; 9.0: .. 164 196 228. Returns the count (0: not known). */
+int lab_memory_smem_caps(int major, int minor, const int **caps_kb);
+/* The capacity a PreferredSharedMemoryCarveout of pct (0..100: a percentage
+ * of the largest capacity) selects: the smallest supported capacity >= pct %
+ * of the largest ("rounded up": 50 % of 96 KB -> 64 KB on 7.0, of 164 KB ->
+ * 100 KB on 8.0), and at least need_kb (a block must fit: the driver takes
+ * a larger configuration where the preferred one holds none). -1: none fits. */
+int lab_memory_carveout_kb(int pct, const int *caps_kb, int ncaps, int need_kb);
+
+/* Arrays of several types carved from one dynamic shared buffer (lecture
+ * 10, lecture "Advanced Techniques"). Types in that order: */
+enum { LAB_CARVE_INT, LAB_CARVE_FLOAT, LAB_CARVE_CHAR, LAB_CARVE_DOUBLE, LAB_CARVE_NTYPES };
+size_t lab_memory_carve_size(int type); /* 4, 4, 1, 8: also each type's alignment */
+/* Place count[t] elements of each type, in the order order[0..n), one after
+ * the other from byte 0; pad != 0 rounds each start up to its type's
+ * alignment (the fix), pad == 0 packs them (the bug). off[t]: the byte
+ * offset of type t (0 where count[t] = 0). Returns the bytes used. */
+size_t lab_memory_carve(const size_t count[LAB_CARVE_NTYPES], const int *order, int n, int pad,
+                        size_t off[LAB_CARVE_NTYPES]);
+/* The first type whose offset is not a multiple of its alignment (an
+ * access would raise cudaErrorMisalignedAddress), or -1. */
+int lab_memory_carve_misaligned(const size_t count[LAB_CARVE_NTYPES], const size_t off[LAB_CARVE_NTYPES]);
+
 /* ---------------------------------------------------- the kernels (.cu) -- */
-cupat_status cupat__lab_mem_run(cupat_ctx *ctx, int e, int reps, lab_mem_row *rows, int *nrows);
+cupat_status cupat__lab_mem_run(cupat_ctx *ctx, int e, int reps, const lab_mem_opts *opts, lab_mem_row *rows,
+                                int *nrows);
 
 #ifdef __cplusplus
 }

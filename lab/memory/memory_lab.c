@@ -25,7 +25,7 @@ static const lab_mem_exp exps[LAB_MEM_NEXP] = {
                            "Guide 8.3.1", "GB/s"},
     [LAB_MEM_INFLIGHT] = {"inflight", "bytes in flight (blocks x threads x loads) against read bandwidth",
                           "PMPP 6.2 (Little's law)", "GB/s"},
-    [LAB_MEM_CARVEOUT] = {"carveout", "PreferredSharedMemoryCarveout 0 / 25 / 50 / 100 % against an L1-bound read",
+    [LAB_MEM_CARVEOUT] = {"carveout", "PreferredSharedMemoryCarveout 0 / 25 / 50 / 75 / 100 % against an L1-bound read",
                           "PCCP 5.1; Guide 19.7.3", "GB/s"},
     [LAB_MEM_BANKS] = {"banks", "shared-memory stride 1..33, broadcast, multicast, 8-byte words",
                        "lecture 10 banks; lecture A; Guide 19.4.3", "Gload/s"},
@@ -42,6 +42,20 @@ static const lab_mem_exp exps[LAB_MEM_NEXP] = {
                           "Guide 10.2.6", "GB/s"},
     [LAB_MEM_UM] = {"um", "managed memory read by a kernel: on fault, prefetched, read-mostly, resident",
                     "PCCP 4.2 Unified Memory; Guide (unified memory)", "GB/s"},
+    [LAB_MEM_SEGMENT] = {"segment", "readSegmentUnroll at offset 11: blocks of 1024 / 512 / 256 / 128, then fewer blocks",
+                         "PCCP 4.3 Exposing More Parallelism", "GB/s"},
+    [LAB_MEM_DEBUG] = {"debug", "readOffset vs readOffsetUnroll4 at offset 11, release against the -G debug build",
+                       "PCCP 4.3 Performance Tuning", "GB/s"},
+    [LAB_MEM_OVERSUB] = {"oversub", "managed working sets of 25 / 50 / 90 % of free memory; host-preferred pages over the link",
+                         "PCCP 4.2 Unified Memory; issue 16 (a safe bound)", "GB/s"},
+    [LAB_MEM_CARVE] = {"carve", "int / float / char / double arrays carved from one extern __shared__ buffer",
+                       "lecture 10 and lecture A: shared memory allocation", "bytes"},
+    [LAB_MEM_LATENCY] = {"latency", "pointer chase: shared memory against global memory in L1, L2 and DRAM",
+                         "lecture 10: shared ~100x faster than global", "cycles"},
+    [LAB_MEM_CACHESIZE] = {"cachesize", "pointer-chase latency against the working set, across L1 and L2",
+                           "PCCP 4.1 GPU Caches", "cycles"},
+    [LAB_MEM_SPLIT] = {"split", "the shared capacity each carveout selects, seen in the 8 KiB blocks an SM holds",
+                       "PCCP 5.1; Guide 19.7.3 / 20.8.3 (rounded up)", "KB"},
 };
 
 const lab_mem_exp *lab_memory_exp(int e)
@@ -58,6 +72,13 @@ int lab_memory_find(const char *name)
 
 cupat_status lab_memory_run(cupat_ctx *ctx, int e, int reps, lab_mem_row rows[LAB_MEM_MAX_ROWS], int *nrows)
 {
+    return lab_memory_run_opts(ctx, e, reps, NULL, rows, nrows);
+}
+
+cupat_status lab_memory_run_opts(cupat_ctx *ctx, int e, int reps, const lab_mem_opts *o,
+                                 lab_mem_row rows[LAB_MEM_MAX_ROWS], int *nrows)
+{
+    static const lab_mem_opts defaults = {0};
     if (!ctx) return cupat__fail(NULL, CUPAT_ERROR_INVALID_VALUE, "lab memory: ctx is NULL");
     if (e < 0 || e >= LAB_MEM_NEXP)
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "lab memory: experiment = %d (0 to %d)", e, LAB_MEM_NEXP - 1);
@@ -68,7 +89,7 @@ cupat_status lab_memory_run(cupat_ctx *ctx, int e, int reps, lab_mem_row rows[LA
         return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "lab memory: the experiments need the CUDA backend");
     memset(rows, 0, sizeof(lab_mem_row) * LAB_MEM_MAX_ROWS);
     *nrows = 0;
-    return cupat__lab_mem_run(ctx, e, reps, rows, nrows);
+    return cupat__lab_mem_run(ctx, e, reps, o ? o : &defaults, rows, nrows);
 }
 
 /* ----------------------------------------------------- host models -- */
@@ -104,4 +125,69 @@ int lab_memory_wavefronts(const uint32_t addr[32], int bytes)
     }
     for (int b = 0; b < 32; b++) most = count[b] > most ? count[b] : most;
     return most;
+}
+
+void lab_memory_um_sizes(size_t dev_free, size_t host_avail, const int *pct, int n, size_t *out)
+{
+    const size_t unit = (size_t)2 << 20;
+    for (int k = 0; k < n; k++) {
+        const int p = pct[k] < 1 ? 1 : pct[k] > 90 ? 90 : pct[k];
+        size_t b = (size_t)((unsigned long long)dev_free * (unsigned)p / 100u); /* < 2^64 below 2^57 bytes */
+        if (b > host_avail / 2) b = host_avail / 2;
+        out[k] = b / unit * unit;
+    }
+}
+
+int lab_memory_smem_caps(int major, int minor, const int **caps_kb)
+{
+    static const int v70[] = {0, 8, 16, 32, 64, 96};
+    static const int v80[] = {0, 8, 16, 32, 64, 100, 132, 164};
+    static const int v86[] = {0, 8, 16, 32, 64, 100};
+    static const int v90[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
+#define CAPS(v) (*caps_kb = (v), (int)(sizeof(v) / sizeof(v)[0]))
+    if (major == 7 && (minor == 0 || minor == 2)) return CAPS(v70);
+    if (major == 8 && (minor == 0 || minor == 7)) return CAPS(v80);
+    if (major == 8 && (minor == 6 || minor == 9)) return CAPS(v86);
+    if (major == 9 && minor == 0) return CAPS(v90);
+#undef CAPS
+    *caps_kb = NULL;
+    return 0;
+}
+
+int lab_memory_carveout_kb(int pct, const int *caps_kb, int ncaps, int need_kb)
+{
+    if (ncaps <= 0 || pct < 0 || pct > 100) return -1;
+    const int most = caps_kb[ncaps - 1];
+    for (int k = 0; k < ncaps; k++) /* caps_kb[k] >= pct % of most, in integers */
+        if (caps_kb[k] * 100 >= pct * most && caps_kb[k] >= need_kb) return caps_kb[k];
+    return -1;
+}
+
+size_t lab_memory_carve_size(int type)
+{
+    static const size_t sz[LAB_CARVE_NTYPES] = {sizeof(int), sizeof(float), sizeof(char), sizeof(double)};
+    return type >= 0 && type < LAB_CARVE_NTYPES ? sz[type] : 0;
+}
+
+size_t lab_memory_carve(const size_t count[LAB_CARVE_NTYPES], const int *order, int n, int pad,
+                        size_t off[LAB_CARVE_NTYPES])
+{
+    size_t at = 0;
+    for (int t = 0; t < LAB_CARVE_NTYPES; t++) off[t] = 0;
+    for (int k = 0; k < n; k++) {
+        const int t = order[k];
+        const size_t a = lab_memory_carve_size(t);
+        if (!a || !count[t]) continue;
+        if (pad) at = (at + a - 1) / a * a;
+        off[t] = at;
+        at += count[t] * a;
+    }
+    return at;
+}
+
+int lab_memory_carve_misaligned(const size_t count[LAB_CARVE_NTYPES], const size_t off[LAB_CARVE_NTYPES])
+{
+    for (int t = 0; t < LAB_CARVE_NTYPES; t++)
+        if (count[t] && off[t] % lab_memory_carve_size(t)) return t;
+    return -1;
 }

@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include "exec/exec.h"
+#include "exec/exec_tp.h"
 #include "exec/exec_work.h"
 #include "exec/occupancy.h"
 #include "internal.h"
@@ -20,9 +21,9 @@
 
 static const char CMD[] = "cupat lab exec";
 
-enum { E_DIVERGE, E_WARPS, E_PLACE, E_SYNC, E_LATENCY, E_ILP, E_MLP, E_CLIFF, E_OCC, E_GEMM, E_CDP, NEXP };
+enum { E_DIVERGE, E_WARPS, E_PLACE, E_SYNC, E_LATENCY, E_ILP, E_MLP, E_CLIFF, E_OCC, E_GEMM, E_CDP, E_TP, NEXP };
 static const char *const exp_names[NEXP] = {"diverge", "warps", "place", "sync", "latency", "ilp",
-                                            "mlp",     "cliff", "occupancy", "gemm", "cdp"};
+                                            "mlp",     "cliff", "occupancy", "gemm", "cdp", "throughput"};
 static const char *const exp_help[NEXP] = {
     "PCCP's three branch kernels, long branches, 32 paths by warp vs by lane (PCCP 3.2, PMPP 4.5)",
     "partial warps (PCCP 3.2) and how 2D / 3D blocks form warps (PMPP 4.4)",
@@ -35,6 +36,7 @@ static const char *const exp_help[NEXP] = {
     "cudaOccupancyMaxPotentialBlockSize against a block-size sweep; the calculator against the runtime",
     "the gemm ladder's rungs as one table: tile x granularity x unroll x prefetch (lecture)",
     "dynamic parallelism: nested hello, depth and pending-launch limits, Mandelbrot flat vs CDP",
+    "native instruction throughput, results a clock an SM, beside the Guide's table (Guide 8.4.1)",
 };
 
 static void usage(FILE *f)
@@ -580,6 +582,45 @@ static int exp_cliff(run *R)
     return 0;
 }
 
+/* -------------------------------------------------------- throughput -- */
+
+static int exp_tp(run *R)
+{
+    const int iters = 2048;
+    printf("throughput: one instruction on every SM, %d independent chains a thread, 256-thread blocks, as many\n"
+           "  as fit an SM; results a clock an SM = an SM's results / its busy cycles (clock64), the median SM.\n"
+           "  Guide: the CUDA Guide 8.4.1 table for cc 9.0 ('-': not read here). Integer steps take the next\n"
+           "  chain's value as the second operand, so no two steps fuse. Check the SASS with cuobjdump -sass.\n",
+           TP_CHAINS);
+    printf("  %-16s %-44s %8s %7s %7s %8s  %s\n", "op", "step", "res/clk", "Guide", "ratio", "ms", "check");
+    cli_json_exp(&R->J, "throughput");
+    for (int op = 0; op < LAB_TP_NOPS; op++) {
+        const lab_exec_tp_op *o = lab_exec_tp_op_info(op);
+        lab_exec_tp t;
+        if (lab_exec_throughput(R->ctx, op, iters, R->reps, &t)) return failed(R, "throughput");
+        char guide[16] = "-", ratio[16] = "-";
+        if (o->guide) {
+            snprintf(guide, sizeof guide, "%d", o->guide);
+            snprintf(ratio, sizeof ratio, "%.2f", t.per_clk_sm / o->guide);
+        }
+        printf("  %-16s %-44s %8.1f %7s %7s %8.4f  %s%s%s\n", o->name, o->step, t.per_clk_sm, guide, ratio, t.ms,
+               check_word(t.ok), o->extra[0] ? "  " : "", o->extra);
+        cli_json_row(&R->J);
+        cli_json_str(&R->J, "op", o->name);
+        cli_json_str(&R->J, "step", o->step);
+        cli_json_num(&R->J, "results_per_clock_sm", t.per_clk_sm);
+        cli_json_num(&R->J, "guide_cc90", o->guide ? o->guide : NAN);
+        cli_json_num(&R->J, "ms", t.ms);
+        cli_json_num(&R->J, "blocks_per_sm", t.blocks_per_sm);
+        cli_json_str(&R->J, "extra", o->extra);
+        row_check(R, t.ok, t.msg);
+        cli_json_end_row(&R->J);
+    }
+    cli_json_end_exp(&R->J);
+    printf("\n");
+    return 0;
+}
+
 /* --------------------------------------------------------- occupancy -- */
 
 static int exp_occ(run *R)
@@ -856,7 +897,7 @@ int cmd_lab_exec(int argc, char **argv)
         return 1;
     }
     static int (*const fns[NEXP])(run *) = {exp_diverge, exp_warps, exp_place, exp_sync, exp_latency, exp_ilp,
-                                            exp_mlp,     exp_cliff, exp_occ,   exp_gemm, exp_cdp};
+                                            exp_mlp,     exp_cliff, exp_occ,   exp_gemm, exp_cdp, exp_tp};
     int r = 0;
     for (int e = 0; e < NEXP && r >= 0; e++)
         if (want[e]) r = fns[e](&R);

@@ -29,8 +29,13 @@ static void usage(FILE *f)
             "Options:\n"
             "  --reps N     timed launches a row, the median reported (default 5)\n"
             "  --json FILE  also write the rows as JSON\n"
+            "  --um-free SIZE  oversub: hold all but SIZE (e.g. 4G) of the free device memory in a\n"
+            "               ballast while its rows run, so that the working sets are fractions of the\n"
+            "               whole free memory (default: fractions of min(free, 1 GiB), safe beside\n"
+            "               other GPU work; use it only when the GPU is yours)\n"
             "  --list       the experiments and their sources (no GPU)\n"
-            "  --model      the host models: PMPP 6.2's DRAM arithmetic, bank wavefronts (no GPU)\n"
+            "  --model      the host models: PMPP 6.2's DRAM arithmetic, bank wavefronts, the\n"
+            "               carveout rule, the shared-memory carves (no GPU)\n"
             "  --device N   CUDA device\n"
             "  -h, --help   this text\n");
 }
@@ -56,13 +61,37 @@ static void print_model(void)
     printf("  8-byte words, stride 1: %d\n", lab_memory_wavefronts(a, 8));
     for (int l = 0; l < 32; l++) a[l] = (uint32_t)l * 16;
     printf("  8-byte words, stride 2: %d\n", lab_memory_wavefronts(a, 8));
+    printf("carveout: pct %% of the largest shared capacity, rounded up to a supported one (KB)\n");
+    static const int ccs[][2] = {{7, 0}, {8, 0}, {8, 6}, {9, 0}};
+    static const int pcts[] = {0, 10, 25, 40, 50, 75, 100};
+    for (size_t c = 0; c < sizeof ccs / sizeof ccs[0]; c++) {
+        const int *caps = NULL;
+        const int n = lab_memory_smem_caps(ccs[c][0], ccs[c][1], &caps);
+        printf("  cc %d.%d:", ccs[c][0], ccs[c][1]);
+        for (size_t k = 0; k < sizeof pcts / sizeof pcts[0]; k++)
+            printf(" %d%% -> %d", pcts[k], lab_memory_carveout_kb(pcts[k], caps, n, 0));
+        printf("\n");
+    }
+    static const char *const tn[LAB_CARVE_NTYPES] = {"int", "float", "char", "double"};
+    const size_t count[LAB_CARVE_NTYPES] = {33, 65, 37, 129};
+    const int order[] = {LAB_CARVE_INT, LAB_CARVE_FLOAT, LAB_CARVE_CHAR, LAB_CARVE_DOUBLE};
+    printf("shared carve of 33 int, 65 float, 37 char, 129 double (byte offsets):\n");
+    for (int pad = 1; pad >= 0; pad--) {
+        size_t off[LAB_CARVE_NTYPES];
+        const size_t bytes = lab_memory_carve(count, order, 4, pad, off);
+        const int bad = lab_memory_carve_misaligned(count, off);
+        printf("  %s:", pad ? "starts rounded up" : "packed");
+        for (int t = 0; t < LAB_CARVE_NTYPES; t++) printf(" %s %zu", tn[t], off[t]);
+        printf(", %zu bytes: %s%s\n", bytes, bad < 0 ? "aligned" : "misaligned ", bad < 0 ? "" : tn[bad]);
+    }
 }
 
 int cmd_lab_memory(int argc, char **argv)
 {
     int want[LAB_MEM_NEXP] = {0}, any = 0;
     long device = -1, reps = 5;
-    const char *json = NULL;
+    const char *json = NULL, *v = NULL;
+    lab_mem_opts opts = {0};
     for (int i = 1; i < argc; i++) {
         int r;
         if (cli_is_help(argv[i])) {
@@ -71,6 +100,14 @@ int cmd_lab_memory(int argc, char **argv)
         }
         if ((r = cli_lab_opt(argc, argv, &i, CMD, &device, &reps, &json)) != 0) {
             if (r < 0) return 2;
+            continue;
+        }
+        if ((r = cli_opt(argc, argv, &i, "--um-free", &v, CMD)) != 0) {
+            if (r < 0 || cli_parse_size(CMD, "--um-free", v, &opts.um_free)) return 2;
+            if (opts.um_free < ((size_t)64 << 20)) {
+                fprintf(stderr, "%s: --um-free %s: at least 64M\n", CMD, v);
+                return 2;
+            }
             continue;
         }
         if (!strcmp(argv[i], "--list")) {
@@ -127,7 +164,7 @@ int cmd_lab_memory(int argc, char **argv)
         if (!want[e]) continue;
         const lab_mem_exp *x = lab_memory_exp(e);
         int n = 0;
-        if (lab_memory_run(ctx, e, (int)reps, rows, &n)) {
+        if (lab_memory_run_opts(ctx, e, (int)reps, &opts, rows, &n)) {
             fprintf(stderr, "%s: %s: %s\n", CMD, x->name, cupat_last_error(ctx));
             fail = 1;
             break;
@@ -141,6 +178,9 @@ int cmd_lab_memory(int argc, char **argv)
             if (r->ms > 0) printf("  %-50s %10.4f %12.4g  %-5s %s\n", r->name, r->ms, r->value, chk, r->note);
             else printf("  %-50s %10s %12.6g  %-5s %s\n", r->name, "", r->value, chk, r->note);
         }
+        if (e == LAB_MEM_OVERSUB && !opts.um_free)
+            printf("  (the working sets are fractions of min(free, 1 GiB); --um-free 4G takes fractions of the\n"
+                   "  whole free memory, with a ballast holding the rest: only on a GPU that is yours)\n");
         if (e == LAB_MEM_INFLIGHT)
             printf("  (Little's law: latency = bytes in flight / bandwidth; the rows that fall short of the copy\n"
                    "  ceiling are the ones with too few bytes in flight)\n");
