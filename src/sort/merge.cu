@@ -125,12 +125,12 @@ __global__ void __launch_bounds__(TL_BLOCK) k_merge_tiled(const U *a, const V *a
         const int la = (int)(arem < TL_TILE ? arem : TL_TILE), lb = (int)(brem < TL_TILE ? brem : TL_TILE);
         const int ctile = (int)(crem < TL_TILE ? crem : TL_TILE);
         const int as = CIRC ? a_start : 0, bs = CIRC ? b_start : 0;
-        auto fa = [&](size_t i) { return sa[(as + (int)i) % TL_TILE]; };
-        auto fb = [&](size_t j) { return sb[(bs + (int)j) % TL_TILE]; };
+        auto fa = [&](int i) { return sa[(as + i) % TL_TILE]; };
+        auto fb = [&](int j) { return sb[(bs + j) % TL_TILE]; };
         int k0 = (int)threadIdx.x * PER, k1 = k0 + PER;
         k0 = k0 < ctile ? k0 : ctile;
         k1 = k1 < ctile ? k1 : ctile;
-        int i = (int)corank((size_t)k0, fa, (size_t)la, fb, (size_t)lb), j = k0 - i;
+        int i = corank(k0, fa, la, fb, lb), j = k0 - i;
         for (int k = k0; k < k1; k++) {
             const bool take_a = j >= lb || (i < la && !(fb(j) < fa(i)));
             const size_t o = c0 + done + k;
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(TL_BLOCK) k_merge_tiled(const U *a, const V *a
         }
         // What this tile consumed: the co-rank of its last output (every
         // thread computes the same).
-        const int ac = (int)corank((size_t)ctile, fa, (size_t)la, fb, (size_t)lb);
+        const int ac = corank(ctile, fa, la, fb, lb);
         __syncthreads(); // every read of the buffers done before the next load
         a_used += ac;
         done += ctile;

@@ -109,8 +109,7 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
     int src[ITEMS];
     if (d < cnt) {
         const U *sa = sk, *sb = sk + la;
-        int i = (int)corank(
-            (size_t)d, [&](size_t q) { return sa[q]; }, (size_t)la, [&](size_t q) { return sb[q]; }, (size_t)lb);
+        int i = corank(d, [&](int q) { return sa[q]; }, la, [&](int q) { return sb[q]; }, lb); // 32-bit search
         int j = d - i;
         // The heads of both runs stay in registers: one shared load a step,
         // for the side that moved.

@@ -21,28 +21,30 @@ typedef unsigned long long u64;
 // unsigned order is the sort order (descending folded in); inv undoes it.
 // The identity (all masks 0) moves keys that are already transformed.
 template <typename U> struct Xf {
-    U m0, m1, d;
+    // Folded masks: fwd(u) = u ^ c0 ^ (sign(u) ? c1 : 0) and inv(t) = t ^ e0 ^
+    // (sign(t ^ d) ? c1 : 0), with c0 = m0 ^ d, c1 = m0 ^ m1, e0 = m1 ^ d:
+    // arithmetic only (a select between two parameters costs predicated
+    // constant loads in the kernels' inner loops).
+    U c0, c1, e0, d;
     static constexpr int TOP = 8 * sizeof(U) - 1;
+    typedef typename std::make_signed<U>::type S;
     __host__ static Xf of(const sort_xform &x)
     {
         Xf f;
-        f.m0 = (U)x.m0;
-        f.m1 = (U)x.m1;
+        f.c0 = (U)(x.m0 ^ x.d);
+        f.c1 = (U)(x.m0 ^ x.m1);
+        f.e0 = (U)(x.m1 ^ x.d);
         f.d = (U)x.d;
         return f;
     }
     __host__ static Xf identity()
     {
         Xf f;
-        f.m0 = f.m1 = f.d = 0;
+        f.c0 = f.c1 = f.e0 = f.d = 0;
         return f;
     }
-    __device__ __forceinline__ U fwd(U u) const { return u ^ ((u >> TOP) ? m1 : m0) ^ d; }
-    __device__ __forceinline__ U inv(U t) const
-    {
-        U u = t ^ d;
-        return u ^ ((u >> TOP) ? m0 : m1);
-    }
+    __device__ __forceinline__ U fwd(U u) const { return u ^ c0 ^ ((U)((S)u >> TOP) & c1); }
+    __device__ __forceinline__ U inv(U t) const { return t ^ e0 ^ ((U)((S)(t ^ d) >> TOP) & c1); }
 };
 
 // Values: NoVal for keys alone, else moved as raw 4- or 8-byte words.
@@ -284,12 +286,11 @@ __device__ __forceinline__ void block_sort(const U *kin, const V *vin, U *kout, 
 // ----------------------------------------------------------- co-rank ----
 // How many of the first k outputs of the stable merge of a[0, na) and
 // b[0, nb) come from a (ties: a first). a(i), b(j) give transformed keys.
-template <class FA, class FB>
-__device__ __forceinline__ size_t corank(size_t k, FA a, size_t na, FB b, size_t nb)
+template <typename I, class FA, class FB> __device__ __forceinline__ I corank(I k, FA a, I na, FB b, I nb)
 {
-    size_t lo = k > nb ? k - nb : 0, hi = k < na ? k : na;
+    I lo = k > nb ? k - nb : 0, hi = k < na ? k : na;
     while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
+        const I mid = lo + (hi - lo) / 2;
         if (!(b(k - 1 - mid) < a(mid))) lo = mid + 1;
         else hi = mid;
     }
