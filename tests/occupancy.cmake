@@ -47,3 +47,5 @@ cupat_cli_test(occupancy_library_missing "occupancy --library --file /nonexisten
                ERR "cannot open it" ERR_LINES 1 LABELS lab)
 cupat_cli_test(occupancy_library_not_elf "occupancy --library --containers --file ${PROJECT_SOURCE_DIR}/README.md"
                RC 1 ERR "not an ELF file" ERR_LINES 1 LABELS lab)
+cupat_cli_test(occupancy_containers_alone "occupancy --containers" RC 2 ERR "goes with --library" ERR_LINES 1
+               LABELS lab)

@@ -552,6 +552,7 @@ static void test_library_runtime(const occ_device *d)
         if (k->explained) printf("%s: %d configurations differ, for a reason: %s (first: %s)\n", nm, k->explained,
                                  k->reason, k->first);
     }
+    EXPECT(r.containers_failed == 0, "%d containers failed to load, enumerate or unload", r.containers_failed);
     EXPECT(r.nk >= 30 && r.configs > 0, "%zu kernels, %ld configurations: too few", r.nk, r.configs);
     printf("libcupat: %zu containers (%d loaded), %zu kernels, %ld configurations, %ld disagree, %ld differ for a "
            "reason, %ld driver errors\n",

@@ -109,7 +109,7 @@ typedef struct occ_lib_kernel {
     int differ;            /* ... where the blocks an SM differ, no reason known */
     int explained;         /* ... where they differ for a reason the calculator does not model */
     int errors;            /* driver calls that failed on a configuration within the kernel's limits */
-    char reason[160];      /* that reason ("" none): a compile-time cluster size, a carveout set */
+    char reason[200];      /* that reason ("" none): a compile-time cluster size, named barriers (inferred) */
     char first[200];       /* the first difference or error, in words */
 } occ_lib_kernel;
 

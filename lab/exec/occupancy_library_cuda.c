@@ -78,6 +78,31 @@ __attribute__((format(printf, 2, 3))) static void first(occ_lib_kernel *k, const
     va_end(ap);
 }
 
+/* Named barriers (bar.sync with an ID above 0) limit blocks too: from cc 9.0
+ * the driver counts them (cuda_occupancy.h: an SM has 2 a block slot on cc
+ * 9.0, 64 on the H100, and a block takes as many as its highest ID + 1; an
+ * ID in a register may take all 16). No function attribute gives the count, so
+ * it is inferred: the smallest count n for which the driver's answer is
+ * min(calculator's, barriers an SM / n) at every configuration tried. 0: none
+ * fits; else *lo..*hi are the counts that give the same cap. */
+static int barrier_cap(const occ_device *d, const int *ours, const int *theirs, int np, int *lo, int *hi)
+{
+    if (d->cc_major < 9) return 0;
+    const int per_sm = (d->cc_major == 9 || (d->cc_major == 10 && d->cc_minor != 1) || (d->cc_major == 11 && d->cc_minor))
+                           ? 2 * d->blocks_per_sm
+                           : d->blocks_per_sm;
+    for (int n = 2; n <= 16; n++) {
+        const int cap = per_sm / n;
+        int ok = 1;
+        for (int i = 0; i < np && ok; i++) ok = theirs[i] == (ours[i] < cap ? ours[i] : cap);
+        if (!ok) continue;
+        *lo = n;
+        for (*hi = n; *hi < 16 && per_sm / (*hi + 1) == cap; ++*hi) {}
+        return cap;
+    }
+    return 0;
+}
+
 /* One kernel: attributes, then the sweep. */
 static void check_kernel(const drv *D, CUfunction f, const occ_device *d, occ_lib_kernel *k)
 {
@@ -114,9 +139,17 @@ static void check_kernel(const drv *D, CUfunction f, const occ_device *d, occ_li
     /* dynamic shared memory: as loaded, then opted in to the device's limit */
     const int def_max = k->max_dyn;
     const int optin_max = (int)d->smem_per_block_optin - k->static_smem;
-    const int tries[] = {0, 1024, 16 * 1024, def_max, 100 * 1024, optin_max};
-    int opted = 0, last = -1;
-    for (size_t ti = 0; ti < sizeof tries / sizeof tries[0]; ti++) {
+    int tries[] = {0, 1024, 16 * 1024, def_max, 100 * 1024, optin_max};
+    const size_t ntries = sizeof tries / sizeof tries[0];
+    for (size_t i = 1; i < ntries; i++) /* ascending: the opt-in comes once, at the first size that needs it */
+        for (size_t j = i; j > 0 && tries[j - 1] > tries[j]; j--) {
+            const int x = tries[j];
+            tries[j] = tries[j - 1];
+            tries[j - 1] = x;
+        }
+    int opted = 0, last = -1, np = 0, miss = 0;
+    int ours[8 * 40], theirs[8 * 40]; /* every configuration compared: sizes x block sizes */
+    for (size_t ti = 0; ti < ntries; ti++) {
         const int dyn = tries[ti];
         if (dyn <= last || dyn < 0) continue; /* in order, once each */
         if (dyn > def_max) {
@@ -140,7 +173,8 @@ static void check_kernel(const drv *D, CUfunction f, const occ_device *d, occ_li
             int blocks = -1;
             k->checks++;
             if ((e = D->occupancy(&blocks, f, t, (size_t)dyn)) != CUDA_SUCCESS) {
-                k->errors++;
+                if (k->reason[0]) k->explained++; /* e.g. a cluster kernel asked without its cluster */
+                else k->errors++;
                 first(k, "%d threads, %d B dynamic: cuOccupancyMaxActiveBlocksPerMultiprocessor: %s", t, dyn,
                       err_name(D, e));
             } else {
@@ -149,16 +183,30 @@ static void check_kernel(const drv *D, CUfunction f, const occ_device *d, occ_li
                 if (occ_compute(d, &q, &r)) {
                     k->errors++;
                     first(k, "%d threads, %d B dynamic: the calculator: %s", t, dyn, r.why);
-                } else if (r.blocks != blocks) {
-                    if (k->reason[0]) k->explained++;
-                    else k->differ++;
-                    first(k, "%d threads, %d B dynamic: calculator %d blocks, driver %d (calculator's limit: %s)", t,
-                          dyn, r.blocks, blocks, r.blocks ? occ_limit_names[r.limiter] : r.why);
+                } else {
+                    if (np < (int)(sizeof ours / sizeof ours[0])) ours[np] = r.blocks, theirs[np++] = blocks;
+                    if (r.blocks != blocks) {
+                        miss++;
+                        first(k, "%d threads, %d B dynamic: calculator %d blocks, driver %d (calculator's limit: %s)",
+                              t, dyn, r.blocks, blocks, r.blocks ? occ_limit_names[r.limiter] : r.why);
+                    }
                 }
             }
             if (t == k->max_threads) break;
         }
     }
+    int lo = 0, hi = 0, cap = 0;
+    if (miss && !k->reason[0] && (cap = barrier_cap(d, ours, theirs, np, &lo, &hi)) > 0) {
+        char n[24];
+        if (hi > lo) snprintf(n, sizeof n, "%d-%d", lo, hi);
+        else snprintf(n, sizeof n, "%d", lo);
+        snprintf(k->reason, sizeof k->reason,
+                 "the driver caps it at %d blocks an SM in all %d configurations: %s named barriers a block "
+                 "(bar.sync with an ID > 0), which the calculator does not count",
+                 cap, np, n);
+    }
+    if (k->reason[0]) k->explained += miss;
+    else k->differ += miss;
 }
 
 static int add_kernel(occ_lib_report *r, size_t *cap)

@@ -160,7 +160,7 @@ static int run_library(const char *file, int containers_only, long device, int w
         return 1;
     }
     char b[32];
-    printf("libcupat: %s%s\n", path,
+    printf("%s: %s%s\n", file ? "file" : "libcupat", path,
            !strcmp(how, "hint")      ? " (the shared library this build made; this program links libcupat statically)"
            : !strcmp(how, "program") ? " (this program, which links libcupat statically: its own kernels, and libcupat's that it links)"
                                      : "");
@@ -218,8 +218,8 @@ static int run_library(const char *file, int containers_only, long device, int w
             const int bad = k->differ || k->errors;
             printf("  %-*s %5d %7d %7d %7d %6d %6d  %s\n", width, name, k->regs, k->static_smem, k->max_threads,
                    k->max_dyn, k->checks, k->differ + k->explained, bad ? "FAIL" : k->explained ? "ok (explained)" : "ok");
-            if (k->reason[0] && k->explained) printf("  %*s  differs for a reason: %s\n", width, "", k->reason);
-            if (k->first[0] && (bad || k->explained)) printf("  %*s  first: %s\n", width, "", k->first);
+            if (k->reason[0] && k->explained) printf("      differs for a reason: %s\n", k->reason);
+            if (k->first[0] && (bad || k->explained)) printf("      first: %s\n", k->first);
         }
     }
     printf("\n%zu kernels, %ld configurations, %ld disagree", r.nk, r.configs, r.differ);
