@@ -19,3 +19,33 @@ cupat_cli_test(occupancy_bad_device "occupancy --threads 32 --device tpu" RC 2
                ERR "neither a device index nor a preset" ERR_LINES 2 LABELS lab)
 cupat_cli_test(occupancy_bad_rule "occupancy --threads 32 --device h100 --rule magic" RC 2
                ERR "want book or hardware" ERR_LINES 1 LABELS lab)
+# The library's kernels (lab/exec/occupancy_library.h): the test walks the
+# build's libcupat.so, and checks it found a fatbin container for every
+# source file of libcupat that holds kernels (relocatable-device-code files,
+# *_cdp.cu, share one container: the device link's).
+add_dependencies(test_occupancy cupat)
+file(GLOB occ_lib_cu CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/*/*.cu)
+list(FILTER occ_lib_cu EXCLUDE REGEX "/src/dist/")
+set(occ_lib_sources "")
+set(occ_lib_rdc 0)
+foreach(f ${occ_lib_cu})
+  if(f MATCHES "_cdp\\.cu$")
+    set(occ_lib_rdc 1)
+    continue()
+  endif()
+  file(STRINGS ${f} occ_lib_global REGEX "__global__")
+  if(occ_lib_global)
+    file(RELATIVE_PATH r ${PROJECT_SOURCE_DIR}/src ${f})
+    string(APPEND occ_lib_sources " ${r}")
+  endif()
+endforeach()
+target_compile_definitions(test_occupancy PRIVATE CUPAT_SHARED_LIBRARY_FILE="$<TARGET_FILE:cupat>"
+                           OCC_LIB_SOURCES="${occ_lib_sources}" OCC_LIB_RDC=${occ_lib_rdc})
+cupat_cli_test(occupancy_library_containers "occupancy --library --containers" RC 0
+               OUT "libcupat: .*libcupat.*fatbin containers.*bytes  entries" LABELS lab)
+cupat_cli_test(occupancy_library_missing "occupancy --library --file /nonexistent/libcupat.so" RC 1
+               ERR "cannot open it" ERR_LINES 1 LABELS lab)
+cupat_cli_test(occupancy_library_not_elf "occupancy --library --containers --file ${PROJECT_SOURCE_DIR}/README.md"
+               RC 1 ERR "not an ELF file" ERR_LINES 1 LABELS lab)
+cupat_cli_test(occupancy_containers_alone "occupancy --containers" RC 2 ERR "goes with --library" ERR_LINES 1
+               LABELS lab)

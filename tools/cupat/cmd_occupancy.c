@@ -1,10 +1,12 @@
 /* cmd_occupancy.c — `cupat occupancy`: the occupancy calculator of
  * lab/exec/occupancy.h on the device present or a preset, the limit each
  * resource sets, the next cliff, and the books' worked examples beside the
- * books' answers. */
+ * books' answers; with --library, every kernel compiled into libcupat held
+ * against the driver's occupancy API (lab/exec/occupancy_library.h). */
 #include "cli.h"
 #include "commands.h"
 #include "exec/occupancy.h"
+#include "exec/occupancy_library.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@ static void usage(FILE *f)
     fprintf(f,
             "Usage: cupat occupancy --threads T [--regs R] [--smem BYTES] [--device D] [--rule R]\n"
             "       cupat occupancy --examples | --list\n"
+            "       cupat occupancy --library [--file F] [--containers] [--device N] [--width W]\n"
             "\n"
             "How many blocks of a kernel stay resident on one SM, the limit each resource\n"
             "sets (threads, blocks, registers, shared memory), the occupancy, and how many\n"
@@ -34,11 +37,21 @@ static void usage(FILE *f)
             "                 (the books' arithmetic); default: the device's own\n"
             "  --examples     the books' worked examples: the book's answer, ours, and why they part\n"
             "  --list         the presets\n"
+            "  --library      every kernel compiled into libcupat (found in the fatbin containers of\n"
+            "                 the library file's .nv_fatbin section): its registers and shared memory,\n"
+            "                 and the calculator against cuOccupancyMaxActiveBlocksPerMultiprocessor\n"
+            "                 over block sizes 32..max (step 32) and dynamic shared memory 0, 1 KiB,\n"
+            "                 16 KiB, the default limit, 100 KiB and the opt-in limit (needs a GPU)\n"
+            "  --file F       with --library: walk ELF file F instead (default: the shared libcupat\n"
+            "                 this program uses, or the one this build made, or the program itself)\n"
+            "  --containers   with --library: list the fatbin containers only (no GPU needed)\n"
+            "  --width W      with --library: the kernel-name column (default 56)\n"
             "  -h, --help     this text\n"
             "\n"
             "Presets:");
     for (size_t i = 0; i < n; i++) fprintf(f, " %s", p[i].name);
-    fprintf(f, "\nExit status: 0 success, 1 no device to query, 2 bad arguments.\n");
+    fprintf(f, "\nExit status: 0 success, 1 no device to query (or, with --library, a kernel where the\n"
+               "calculator and the driver disagree, or a file that cannot be walked), 2 bad arguments.\n");
 }
 
 static void print_result(const occ_device *d, const occ_kernel *k)
@@ -116,12 +129,118 @@ static void print_examples(void)
     }
 }
 
+/* The file --library walks: --file, else where libcupat is (the build's
+ * libcupat.so when this program links libcupat statically). */
+#ifndef CUPAT_SHARED_LIBRARY_FILE
+#define CUPAT_SHARED_LIBRARY_FILE ""
+#endif
+
+/* "src/bfs/bfs_book.cu" -> "bfs/bfs_book.cu": the last two parts of a path */
+static const char *short_source(const char *s)
+{
+    const char *a = strrchr(s, '/');
+    if (!a) return s;
+    const char *b = a;
+    while (b > s && b[-1] != '/') b--;
+    return b > s ? b : s;
+}
+
+static int run_library(const char *file, int containers_only, long device, int width)
+{
+    char path[1024], why[512];
+    const char *how = "file";
+    if (file) snprintf(path, sizeof path, "%s", file);
+    else if (occ_library_file(CUPAT_SHARED_LIBRARY_FILE, path, sizeof path, &how, why, sizeof why)) {
+        fprintf(stderr, "%s: %s; name the file with --file\n", CMD, why);
+        return 1;
+    }
+    occ_fatbin f;
+    if (occ_fatbin_open(path, &f, why, sizeof why)) {
+        fprintf(stderr, "%s: %s\n", CMD, why);
+        return 1;
+    }
+    char b[32];
+    printf("%s: %s%s\n", file ? "file" : "libcupat", path,
+           !strcmp(how, "hint")      ? " (the shared library this build made; this program links libcupat statically)"
+           : !strcmp(how, "program") ? " (this program, which links libcupat statically: its own kernels, and libcupat's that it links)"
+                                     : "");
+    printf(".nv_fatbin: %s, %zu fatbin containers\n", cli_bytes(b, sizeof b, (double)f.section_size), f.n);
+    if (containers_only) {
+        printf("  %3s  %-44s %10s  %s\n", "#", "source", "bytes", "entries");
+        for (size_t i = 0; i < f.n; i++) {
+            char d[160];
+            occ_container_describe(&f.c[i], d, sizeof d);
+            printf("  %3zu  %-44s %10zu  %s\n", i, f.c[i].source[0] ? short_source(f.c[i].source) : "(device link)",
+                   f.c[i].size, d);
+        }
+        occ_fatbin_close(&f);
+        return 0;
+    }
+    occ_device d;
+    char what[256];
+    if (occ_device_query((int)device, &d, what, sizeof what, why, sizeof why)) {
+        fprintf(stderr, "%s: %s; --library compares against the driver on a GPU (--containers lists the "
+                        "containers without one)\n", CMD, why);
+        occ_fatbin_close(&f);
+        return 1;
+    }
+    printf("device: %s\n", d.what);
+    printf("each kernel: blocks of 32 .. its max threads (step 32) x dynamic shared memory 0, 1 KiB, 16 KiB,\n"
+           "its default limit, and opted in: 100 KiB, the opt-in limit; blocks an SM from the calculator\n"
+           "(cupat occupancy) beside cuOccupancyMaxActiveBlocksPerMultiprocessor\n");
+    occ_lib_report r;
+    if (occ_library_check(&f, (int)device, &d, &r, why, sizeof why)) {
+        fprintf(stderr, "%s: %s\n", CMD, why);
+        occ_fatbin_close(&f);
+        return 1;
+    }
+    char *name = malloc((size_t)width + 1);
+    if (!name) {
+        fprintf(stderr, "%s: out of host memory\n", CMD);
+        occ_lib_report_free(&r);
+        occ_fatbin_close(&f);
+        return 1;
+    }
+    size_t ki = 0;
+    for (size_t c = 0; c < r.nc; c++) {
+        char desc[160];
+        occ_container_describe(&f.c[c], desc, sizeof desc);
+        printf("\n%s (container %zu: %s)%s", f.c[c].source[0] ? short_source(f.c[c].source) : "device link", c, desc,
+               r.c[c].loaded ? "" : r.c[c].foreign ? ": not for this GPU" : ": FAIL");
+        if (!r.c[c].loaded || r.c[c].why[0]) printf(" %s", r.c[c].why);
+        printf("\n");
+        if (!r.c[c].kernels) continue;
+        printf("  %-*s %5s %7s %7s %7s %6s %6s  %s\n", width, "kernel", "regs", "static", "max thr", "max dyn",
+               "checks", "differ", "check");
+        for (; ki < r.nk && r.k[ki].container == (int)c; ki++) {
+            const occ_lib_kernel *k = &r.k[ki];
+            occ_kernel_display_name(k->name, name, (size_t)width);
+            const int bad = k->differ || k->errors;
+            printf("  %-*s %5d %7d %7d %7d %6d %6d  %s\n", width, name, k->regs, k->static_smem, k->max_threads,
+                   k->max_dyn, k->checks, k->differ + k->explained, bad ? "FAIL" : k->explained ? "ok (explained)" : "ok");
+            if (k->reason[0] && k->explained) printf("      differs for a reason: %s\n", k->reason);
+            if (k->first[0] && (bad || k->explained)) printf("      first: %s\n", k->first);
+        }
+    }
+    printf("\n%zu kernels, %ld configurations, %ld disagree", r.nk, r.configs, r.differ);
+    if (r.explained) printf(" (and %ld differ for a reason the calculator does not model)", r.explained);
+    if (r.errors) printf(", %ld driver errors", r.errors);
+    if (r.containers_failed) printf(", %d containers failed", r.containers_failed);
+    printf("\n");
+    const int rc = r.differ || r.errors || r.containers_failed || r.nk == 0 ? 1 : 0;
+    free(name);
+    occ_lib_report_free(&r);
+    occ_fatbin_close(&f);
+    return rc;
+}
+
 int cmd_occupancy(int argc, char **argv)
 {
     long threads = -1, regs = 0;
     size_t smem = 0;
-    const char *dev = NULL, *rule = NULL;
-    int examples = 0, list = 0, r;
+    const char *dev = NULL, *rule = NULL, *file = NULL;
+    int examples = 0, list = 0, library = 0, containers = 0, r;
+    long width = 56;
     for (int i = 1; i < argc; i++) {
         const char *v;
         if (cli_is_help(argv[i])) {
@@ -140,6 +259,16 @@ int cmd_occupancy(int argc, char **argv)
         } else if ((r = cli_opt(argc, argv, &i, "--rule", &v, CMD)) != 0) {
             if (r < 0) return 2;
             rule = v;
+        } else if ((r = cli_opt(argc, argv, &i, "--file", &v, CMD)) != 0) {
+            if (r < 0) return 2;
+            file = v;
+            library = 1;
+        } else if ((r = cli_opt(argc, argv, &i, "--width", &v, CMD)) != 0) {
+            if (r < 0 || cli_parse_int(CMD, "--width", v, 8, 4096, &width)) return 2;
+        } else if (!strcmp(argv[i], "--library")) {
+            library = 1;
+        } else if (!strcmp(argv[i], "--containers")) {
+            containers = 1;
         } else if (!strcmp(argv[i], "--examples")) {
             examples = 1;
         } else if (!strcmp(argv[i], "--list")) {
@@ -161,6 +290,18 @@ int cmd_occupancy(int argc, char **argv)
     if (examples) {
         print_examples();
         return 0;
+    }
+    if (containers && !library) {
+        fprintf(stderr, "%s: --containers goes with --library\n", CMD);
+        return 2;
+    }
+    if (library) {
+        long idx = 0;
+        if (dev && cli_parse_int(CMD, "--device", dev, 0, 1023, &idx)) {
+            fprintf(stderr, "%s: --library compares on a CUDA device: --device takes its index\n", CMD);
+            return 2;
+        }
+        return run_library(file, containers, idx, (int)width);
     }
     if (threads < 0) {
         fprintf(stderr, "%s: --threads is required (or --examples, --list); try '%s --help'\n", CMD, CMD);
