@@ -55,6 +55,15 @@ __global__ void __launch_bounds__(UP_BLOCK) k_upsweep(const U *__restrict__ src,
     __shared__ unsigned h[8 * RADIX];
     const int P = (hi - lo + 7) / 8;
     for (int i = threadIdx.x; i < P * RADIX; i += UP_BLOCK) h[i] = 0;
+    // Each pass's shift and digit mask, worked out once (unrolled: registers).
+    int sh[8];
+    unsigned mk[8];
+#pragma unroll
+    for (int p = 0; p < 8; p++) {
+        sh[p] = lo + 8 * p;
+        const int width = hi - sh[p] < 8 ? hi - sh[p] : 8;
+        mk[p] = p < P ? (1u << width) - 1u : 0u;
+    }
     __syncthreads();
     // Chunks of UP_BLOCK x UP_ITEMS keys: a thread's UP_ITEMS loads are all
     // issued before its first count (bytes in flight), then counted.
@@ -71,10 +80,9 @@ __global__ void __launch_bounds__(UP_BLOCK) k_upsweep(const U *__restrict__ src,
         for (int k = 0; k < UP_ITEMS; k++) {
             if (!whole && c0 + (size_t)k * UP_BLOCK + threadIdx.x >= len) break;
             const U x = xi.fwd(t[k]);
-            for (int p = 0; p < P; p++) {
-                const int shift = lo + 8 * p, width = hi - shift < 8 ? hi - shift : 8;
-                atomicAdd(&h[p * RADIX + digit_of(x, shift, width)], 1u);
-            }
+#pragma unroll
+            for (int p = 0; p < 8 * (int)sizeof(U) / 8 && p < 8; p++)
+                if (p < P) atomicAdd(&h[p * RADIX + ((unsigned)(x >> sh[p]) & mk[p])], 1u);
         }
     }
     __syncthreads();
