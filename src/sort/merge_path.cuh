@@ -91,11 +91,15 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
     const int la = (int)(i1 - i0), lb = (int)(j1 - j0), cnt = la + lb;
     const U *pa = a + p.a0 + i0, *pb = b + p.b0 + j0;
     {
-        U v[ITEMS]; // all of a thread's loads in flight before the first store
+        // Element x of the tile is pa[x] or pbx[x] (pb shifted back by la):
+        // one pointer select and one indexed load each; all of a thread's
+        // loads in flight before the first store.
+        const U *pbx = pb - la;
+        U v[ITEMS];
 #pragma unroll
         for (int q = 0; q < ITEMS; q++) {
             const int x = threadIdx.x + q * BLOCK;
-            if (x < cnt) v[q] = x < la ? pa[x] : pb[x - la];
+            if (x < cnt) v[q] = (x < la ? pa : pbx)[x];
         }
 #pragma unroll
         for (int q = 0; q < ITEMS; q++) {

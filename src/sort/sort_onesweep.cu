@@ -44,8 +44,8 @@ constexpr int UP_BLOCK = 256, UP_ITEMS = 16;
 template <typename U, typename V> struct OsCfg {
     static constexpr bool K8 = sizeof(U) == 8, V8 = HasV<V>::value && sizeof(V) == 8;
     static constexpr int BLOCK = 384;
-    static constexpr int ITEMS = K8 ? 15 : HasV<V>::value ? 16 : 18;
-    static constexpr int MINB = V8 || K8 ? 2 : 3;
+    static constexpr int ITEMS = K8 ? (HasV<V>::value ? 15 : 14) : (HasV<V>::value ? 18 : 20);
+    static constexpr int MINB = V8 || (K8 && HasV<V>::value) ? 2 : 3;
 };
 
 template <typename U>
@@ -149,10 +149,14 @@ __global__ void __launch_bounds__(BLOCK, MINB)
         for (int j = 0; j < ITEMS; j++) key[j] = xi.fwd(src[t0 + e0 + j * 32]);
     } else {
 #pragma unroll
-        for (int j = 0; j < ITEMS; j++) key[j] = e0 + j * 32 < valid ? xi.fwd(src[t0 + e0 + j * 32]) : (U)0;
+        for (int j = 0; j < ITEMS; j++) key[j] = e0 + j * 32 < valid ? xi.fwd(src[t0 + e0 + j * 32]) : ~(U)0;
     }
-    auto dg = [&](int j) { return e0 + j * 32 < valid ? digit_of(key[j], shift, width) : 0xffffffffu; };
-    br.count_digits(dg);
+    // A short tile is padded with the largest key: the padding ranks after
+    // every real key (largest digit, highest element index) and is never
+    // written; its count reaches only this tile's own digit-max status word,
+    // which no later tile of the portion reads (it is the last).
+    auto dg = [&](int j) { return digit_of(key[j], shift, width); };
+    br.template count_digits<true>(dg);
 
     // Publish this tile's digit counts at once: successors looking back
     // need them, and ranking the keys takes a while.
@@ -162,7 +166,7 @@ __global__ void __launch_bounds__(BLOCK, MINB)
         cnt = br.count[d];
         st_relaxed(&status[(size_t)tile * RADIX + d], (tile == 0 ? FLAG_P : FLAG_A) | cnt);
     }
-    br.place(dg, pos);
+    br.template place<true>(dg, pos);
 #pragma unroll
     for (int j = 0; j < ITEMS; j++)
         if (e0 + j * 32 < valid) sk[pos[j]] = key[j];
