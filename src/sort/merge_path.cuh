@@ -101,11 +101,15 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
             const int x = threadIdx.x + q * BLOCK;
             if (x < cnt) v[q] = (x < la ? pa : pbx)[x];
         }
+        auto stage = [&](auto fwd) {
 #pragma unroll
-        for (int q = 0; q < ITEMS; q++) {
-            const int x = threadIdx.x + q * BLOCK;
-            if (x < cnt) sk[x] = xi.fwd(v[q]);
-        }
+            for (int q = 0; q < ITEMS; q++) {
+                const int x = threadIdx.x + q * BLOCK;
+                if (x < cnt) sk[x] = fwd(v[q]);
+            }
+        };
+        if (xi.is_identity()) stage([](U u) { return u; }); // tested once, not per key
+        else stage([&](U u) { return xi.fwd(u); });
     }
     __syncthreads();
     const int d = threadIdx.x * ITEMS;
@@ -141,11 +145,15 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
     }
     __syncthreads();
     U *o = out + k0;
+    auto store = [&](auto inv) {
 #pragma unroll
-    for (int q = 0; q < ITEMS; q++) {
-        const int x = threadIdx.x + q * BLOCK;
-        if (x < cnt) o[x] = xo.inv(sk[x]);
-    }
+        for (int q = 0; q < ITEMS; q++) {
+            const int x = threadIdx.x + q * BLOCK;
+            if (x < cnt) o[x] = inv(sk[x]);
+        }
+    };
+    if (xo.is_identity()) store([](U t) { return t; });
+    else store([&](U t) { return xo.inv(t); });
     if constexpr (HasV<V>::value) {
         V v[ITEMS];
 #pragma unroll

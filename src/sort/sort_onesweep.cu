@@ -37,8 +37,8 @@ constexpr unsigned FLAG_A = 1u << 30, FLAG_P = 2u << 30, VALUE_MASK = (1u << 30)
 constexpr int UP_BLOCK = 256, UP_ITEMS = 16;
 
 // Tuning: threads, keys a thread and blocks an SM by key and value width,
-// the largest tiles whose registers (keys and their places; values come in
-// after the keys have gone to shared memory) fit MINB blocks an SM without
+// the largest tiles whose registers (keys and their places; values go
+// straight to shared memory after the keys) fit MINB blocks an SM without
 // spilling (ptxas -v), and whose shared memory (counters, keys, values)
 // fits them too.
 template <typename U, typename V> struct OsCfg {
@@ -144,13 +144,18 @@ __global__ void __launch_bounds__(BLOCK, MINB)
 
     U key[ITEMS];
     unsigned pos[ITEMS];
-    if (valid == (unsigned)TILE) {
+    const U *ps = src + t0 + e0;
+    auto load_keys = [&](auto fwd) {
+        if (valid == (unsigned)TILE) {
 #pragma unroll
-        for (int j = 0; j < ITEMS; j++) key[j] = xi.fwd(src[t0 + e0 + j * 32]);
-    } else {
+            for (int j = 0; j < ITEMS; j++) key[j] = fwd(ps[j * 32]);
+        } else {
 #pragma unroll
-        for (int j = 0; j < ITEMS; j++) key[j] = e0 + j * 32 < valid ? xi.fwd(src[t0 + e0 + j * 32]) : ~(U)0;
-    }
+            for (int j = 0; j < ITEMS; j++) key[j] = e0 + j * 32 < valid ? fwd(ps[j * 32]) : ~(U)0;
+        }
+    };
+    if (xi.is_identity()) load_keys([](U u) { return u; });
+    else load_keys([&](U u) { return xi.fwd(u); });
     // A short tile is padded with the largest key: the padding ranks after
     // every real key (largest digit, highest element index) and is never
     // written; its count reaches only this tile's own digit-max status word,
@@ -170,6 +175,14 @@ __global__ void __launch_bounds__(BLOCK, MINB)
 #pragma unroll
     for (int j = 0; j < ITEMS; j++)
         if (e0 + j * 32 < valid) sk[pos[j]] = key[j];
+    // Values straight to their places in shared memory (the keys' registers
+    // are free now); their loads are in flight during the look-back.
+    V *sv = (V *)(smem + SM::VALS);
+    if constexpr (HasV<V>::value) {
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++)
+            if (e0 + j * 32 < valid) sv[pos[j]] = vsrc[t0 + e0 + j * 32];
+    }
     if (d < RADIX) {
         unsigned excl = 0;
         if (tile > 0) {
@@ -186,22 +199,19 @@ __global__ void __launch_bounds__(BLOCK, MINB)
         goff[d] = bins[d] + excl - br.start[d];
     }
     __syncthreads();
+    auto write_keys = [&](auto inv) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        const unsigned i = threadIdx.x + k * BLOCK;
-        if (i < valid) {
-            const U t = sk[i];
-            dst[goff[digit_of(t, shift, width)] + i] = xo.inv(t);
+        for (int k = 0; k < ITEMS; k++) {
+            const unsigned i = threadIdx.x + k * BLOCK;
+            if (i < valid) {
+                const U t = sk[i];
+                dst[goff[digit_of(t, shift, width)] + i] = inv(t);
+            }
         }
-    }
-    // Values last (as Onesweep does): their registers are not held while the
-    // keys are ranked; the other block on the SM covers the load latency.
+    };
+    if (xo.is_identity()) write_keys([](U t) { return t; });
+    else write_keys([&](U t) { return xo.inv(t); });
     if constexpr (HasV<V>::value) {
-        V *sv = (V *)(smem + SM::VALS);
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++)
-            if (e0 + j * 32 < valid) sv[pos[j]] = vsrc[t0 + e0 + j * 32];
-        __syncthreads();
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
             const unsigned i = threadIdx.x + k * BLOCK;
