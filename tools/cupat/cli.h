@@ -72,4 +72,18 @@ void cli_json_end_row(cli_json *J);
 void cli_json_num(cli_json *J, const char *key, double v); /* not finite: null */
 void cli_json_str(cli_json *J, const char *key, const char *v);
 
+/* A lab whose experiments fill lab_row tables (lab/rows/lab_rows.h): the
+ * whole command (cli_lab.c): experiment names or "all", --reps, --json,
+ * --list, --device; a table an experiment; exit 1 on a FAIL row. */
+struct lab_exp;
+struct lab_row;
+typedef struct cli_lab_desc {
+    const char *cmd;   /* "cupat lab cluster" */
+    const char *lab;   /* "cluster": the JSON's "lab" and the last line */
+    const char *intro; /* the usage text's paragraph */
+    const struct lab_exp *(*exp)(int e);
+    cupat_status (*run)(cupat_ctx *ctx, int e, int reps, struct lab_row *rows, int *nrows);
+} cli_lab_desc;
+int cli_lab_main(int argc, char **argv, const cli_lab_desc *d);
+
 #endif

@@ -20,6 +20,8 @@ int cmd_lab_float(int argc, char **argv);   /* cupat lab float                  
 int cmd_lab_errors(int argc, char **argv);  /* cupat lab errors                  */
 int cmd_lab_memory(int argc, char **argv);  /* cupat lab memory                  */
 int cmd_lab_multi(int argc, char **argv);   /* cupat lab multi (under mpirun)    */
+int cmd_lab_cluster(int argc, char **argv); /* cupat lab cluster                 */
+int cmd_lab_coop(int argc, char **argv);    /* cupat lab coop                    */
 int cmd_hist(int argc, char **argv);      /* histogram of an image file          */
 int cmd_occupancy(int argc, char **argv); /* occupancy calculator, book examples  */
 int cmd_report(int argc, char **argv);    /* charts of bench JSON (matplotlib)  */

@@ -22,6 +22,8 @@ static const command commands[] = {
                      "'lab memory' (caches, symbols, pitch, fences, unified memory), "
                      "'lab streams' (overlap, false dependencies, priorities, events, graphs), "
                      "'lab exec' (divergence, latency, occupancy, register cliffs, CDP), "
+                     "'lab cluster' (thread-block clusters, distributed shared memory), "
+                     "'lab coop' (cooperative groups, grid sync), "
                      "'lab multi' (under mpirun: GPU links, all-reduce vs NCCL, stencil and sort scaling)"},
     {"occupancy", cmd_occupancy,
      "blocks an SM by threads, registers, shared memory; the cliffs; the books' examples"},

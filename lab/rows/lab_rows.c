@@ -1,0 +1,28 @@
+/* lab_rows.c — adding rows and notes to a lab's table (lab_rows.h). */
+#include "rows/lab_rows.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+lab_row *lab_row_add(lab_row *rows, int *n, const char *fmt, ...)
+{
+    lab_row *r = &rows[*n < LAB_MAX_ROWS - 1 ? (*n)++ : *n];
+    memset(r, 0, sizeof *r);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->name, sizeof r->name, fmt, ap);
+    va_end(ap);
+    r->ok = -1;
+    return r;
+}
+
+void lab_row_note(lab_row *r, const char *fmt, ...)
+{
+    const size_t used = strlen(r->note);
+    if (used + 1 >= sizeof r->note) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);
+    va_end(ap);
+}

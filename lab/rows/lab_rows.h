@@ -1,0 +1,44 @@
+/* lab_rows.h — the row table the cluster and coop labs fill (a name, a
+ * median time, a figure, a check, a note) and their experiment rows; the CLI
+ * prints them with cli_lab_rows (tools/cupat/cli_lab.c). Not library API. */
+#ifndef CUPAT_LAB_ROWS_H
+#define CUPAT_LAB_ROWS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lab_exp {
+    const char *name;   /* "dsmem" */
+    const char *title;  /* one line */
+    const char *source; /* the seeds' sections */
+    const char *unit;   /* the figure's unit */
+} lab_exp;
+
+#define LAB_MAX_ROWS 24
+typedef struct lab_row {
+    char name[72];
+    double ms;    /* median of the timed launches; 0: not timed */
+    double value; /* the row's figure in the experiment's unit */
+    int ok;       /* 1 checked and right, 0 wrong, -1 nothing to check */
+    char note[224];
+} lab_row;
+
+/* The next row of rows[0 .. *n) (the last one again when the table is full),
+ * cleared, named by fmt, ok = -1. */
+lab_row *lab_row_add(lab_row *rows, int *n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Append to a row's note. */
+void lab_row_note(lab_row *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
