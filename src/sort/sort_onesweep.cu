@@ -29,7 +29,6 @@
 // Bit ranges trim the passes: ceil((hi - lo) / 8) of them, the last one with
 // the leftover bits. Up to 4096 keys, one block sorts everything in shared
 // memory (block_sort).
-#include "core/cupat_async.cuh"
 #include "sort/sort_device.cuh"
 
 namespace cupat_sort_dev {
@@ -162,8 +161,8 @@ __global__ void __launch_bounds__(BLOCK, MINB)
     // written; its count reaches only this tile's own digit-max status word,
     // which no later tile of the portion reads (it is the last).
     auto dg = [&](int j) { return digit_of(key[j], shift, width); };
-    __shared__ int s_one; // one digit holds the whole tile
-    if (threadIdx.x == 0) s_one = 0;
+    __shared__ unsigned s_d0; // the digit of the tile's first key (count_digits' barriers publish it)
+    if (threadIdx.x == 0) s_d0 = dg(0);
     br.template count_digits<true>(dg);
 
     // Publish this tile's digit counts at once: successors looking back
@@ -173,13 +172,12 @@ __global__ void __launch_bounds__(BLOCK, MINB)
     if (d < RADIX) {
         cnt = br.count[d];
         st_relaxed(&status[(size_t)tile * RADIX + d], (tile == 0 ? FLAG_P : FLAG_A) | cnt);
-        if (cnt == valid) s_one = 1;
     }
-    __syncthreads();
     // Every key of the tile has the same digit (sorted or low-entropy keys,
     // the top digits of small keys): the tile order is already the sorted
-    // order, no ranking needed (Onesweep's short circuit).
-    if (s_one) {
+    // order, no ranking needed (Onesweep's short circuit). The test is the
+    // same in every thread, without a barrier of its own.
+    if (br.count[s_d0] == valid) {
 #pragma unroll
         for (int j = 0; j < ITEMS; j++) pos[j] = e0 + j * 32;
     } else {
@@ -204,17 +202,6 @@ __global__ void __launch_bounds__(BLOCK, MINB)
         goff[d] = bins[d] + excl - br.start[d];
     }
     __syncthreads();
-    // Values: copied straight to their sorted places in shared memory by
-    // cp.async (no registers hold them), issued now so that their latency
-    // passes while the keys are written out. Loaded before the look-back
-    // they delayed it (u32 pairs 10.26 -> 10.70 ms); loaded after the keys'
-    // stores they waited exposed; into registers here they spilled.
-    V *sv = (V *)(smem + SM::VALS);
-    if constexpr (HasV<V>::value) {
-#pragma unroll
-        for (int j = 0; j < ITEMS; j++)
-            if (e0 + j * 32 < valid) cupat_dev::cp_async<sizeof(V)>(&sv[pos[j]], &vsrc[t0 + e0 + j * 32]);
-    }
     auto write_keys = [&](auto inv) {
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
@@ -227,8 +214,15 @@ __global__ void __launch_bounds__(BLOCK, MINB)
     };
     if (xo.is_identity()) write_keys([](U t) { return t; });
     else write_keys([&](U t) { return xo.inv(t); });
+    // Values last (as Onesweep does): their registers are not held while the
+    // keys are ranked. Measured on the H100 (u32 pairs, 2^28): loaded here,
+    // 10.26 ms; loaded before the look-back, 10.70 (they delayed it);
+    // copied by cp.async under the key stores, 10.94.
     if constexpr (HasV<V>::value) {
-        cupat_dev::cp_async_wait_all();
+        V *sv = (V *)(smem + SM::VALS);
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++)
+            if (e0 + j * 32 < valid) sv[pos[j]] = vsrc[t0 + e0 + j * 32];
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
