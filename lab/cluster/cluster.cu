@@ -609,6 +609,7 @@ cupat_status exp_latency(Run &X)
 // load repeats the previous pass's address (nothing for the compiler to
 // hoist) and a warp's loads stay consecutive.
 enum { BW_LOCAL, BW_REMOTE, BW_L2 };
+constexpr unsigned BW_MAX_BLOCKS = 4096; // block sums the bandwidth rows check
 constexpr unsigned BW_THREADS = 512, BW_W4 = 4096; // 4096 x 16 B = 64 KiB
 
 template <int W, int TAG>
@@ -666,7 +667,7 @@ template <int W, int TAG> cupat_status bw_row(Run &X, unsigned cs, const char *n
     r->ms = median(X.t, X.reps);
     const double bytes = (double)nb * BW_W4 * 16 * passes;
     r->value = r->ms > 0 ? bytes / (r->ms * 1e-3) * 1e-9 : 0;
-    unsigned h[1024];
+    unsigned h[BW_MAX_BLOCKS];
     CK(copy(X.s, h, d, nb * 4));
     unsigned sum[16];
     for (unsigned k2 = 0; k2 < cs; k2++) {
@@ -685,9 +686,11 @@ template <int W, int TAG> cupat_status bw_row(Run &X, unsigned cs, const char *n
 cupat_status exp_bandwidth(Run &X)
 {
     // The L2 row's slices: block b holds rank (b % 2)'s words, as its own
-    // shared array would; at most 8 blocks an SM (the 1024 sums above).
+    // shared array would; at most 8 blocks an SM (BW_MAX_BLOCKS sums above:
+    // 512 SMs; the H100 has 132).
     const size_t nmax = (size_t)X.sms * 8;
-    if (nmax > 1024) return cupat__fail(X.ctx, CUPAT_ERROR_NOT_SUPPORTED, "lab cluster: more than 128 SMs x 8");
+    if (nmax > BW_MAX_BLOCKS)
+        return cupat__fail(X.ctx, CUPAT_ERROR_NOT_SUPPORTED, "lab cluster: more than %d SMs x 8", BW_MAX_BLOCKS / 8);
     Bufs B;
     uint4 *g = nullptr;
     unsigned *d = nullptr;

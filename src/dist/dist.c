@@ -50,6 +50,37 @@ static const char *default_transport(int cuda)
     return cupat__nccl(NULL) ? "nccl" : "mpi-staged";
 }
 
+/* Whether two ranks of c->mpi drive the same GPU (same host, same PCI bus
+ * id): NCCL refuses that ("invalid usage"), so the default transport is then
+ * mpi-staged. Collective. */
+static cupat_status ranks_share_gpu(cupat_comm *c, const char *fn, int *shared)
+{
+    enum { ID = MPI_MAX_PROCESSOR_NAME + 32 };
+    char mine[ID];
+    memset(mine, 0, sizeof mine);
+    int len = 0;
+    MPI_Get_processor_name(mine, &len);
+    if (cudaDeviceGetPCIBusId(mine + MPI_MAX_PROCESSOR_NAME, 32, c->ctx->device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(mine + MPI_MAX_PROCESSOR_NAME, 32, "device %d", c->ctx->device);
+    }
+    char *all = malloc((size_t)c->size * ID);
+    if (!all) return cupat__fail(c->ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    int e = MPI_Allgather(mine, ID, MPI_CHAR, all, ID, MPI_CHAR, c->mpi);
+    if (e != MPI_SUCCESS) {
+        free(all);
+        return cupat__dist_mpi_fail(c->ctx, fn, "MPI_Allgather (devices)", e);
+    }
+    *shared = 0;
+    for (int r = 0; r < c->size && !*shared; r++)
+        if (r != c->rank && !memcmp(all + (size_t)r * ID, mine, ID)) *shared = 1;
+    free(all);
+    int any = 0;
+    DIST_MPI_TRY(c->ctx, fn, MPI_Allreduce(shared, &any, 1, MPI_INT, MPI_MAX, c->mpi));
+    *shared = any;
+    return CUPAT_SUCCESS;
+}
+
 /* NCCL's communicator over the ranks of c->mpi: rank 0 makes the unique id,
  * MPI carries it to the others. */
 static cupat_status nccl_init(cupat_comm *c, const char *fn)
@@ -81,6 +112,8 @@ cupat_status cupat_comm_create_transport(cupat_comm **comm, cupat_ctx *ctx, MPI_
     if (!init) return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: MPI is not initialized (MPI_Init first)", fn);
     if (mpi == MPI_COMM_NULL) return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: mpi is MPI_COMM_NULL", fn);
     const int cuda = ctx->backend == CUPAT_BACKEND_CUDA;
+    const char *env = getenv("CUPAT_DIST_TRANSPORT");
+    const int chosen = (transport && *transport) || (env && *env); /* else the default may change below */
     if (!transport || !*transport) transport = default_transport(cuda);
     int t = -1;
     for (int i = 0; i < 3; i++)
@@ -112,6 +145,25 @@ cupat_status cupat_comm_create_transport(cupat_comm **comm, cupat_ctx *ctx, MPI_
         MPI_Comm_free(&c->mpi);
         free(c);
         return si;
+    }
+    if (t == DIST_NCCL) {
+        int shared = 0;
+        cupat_status s = ranks_share_gpu(c, fn, &shared);
+        if (s == CUPAT_SUCCESS && shared && chosen)
+            s = cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED,
+                            "%s: transport \"nccl\": two ranks drive the same GPU (NCCL needs one GPU a rank): "
+                            "use mpi-staged",
+                            fn);
+        if (s == CUPAT_SUCCESS && shared) {
+            t = DIST_MPI_STAGED; /* the default, where NCCL cannot run */
+            c->transport = DIST_MPI_STAGED;
+        }
+        if (s != CUPAT_SUCCESS) {
+            cupat__dist_ipc_close(c);
+            MPI_Comm_free(&c->mpi);
+            free(c);
+            return s;
+        }
     }
     if (t == DIST_NCCL) {
         cupat_status s = nccl_init(c, fn);
