@@ -70,7 +70,7 @@ typedef struct lab_mem_row {
     double ms;     /* median of the timed launches; 0: not timed */
     double value;  /* the row's figure in the experiment's unit */
     int ok;        /* 1 checked and right, 0 wrong, -1 nothing to check */
-    char note[192];
+    char note[320]; /* the split rows' notes ran past 192 */
 } lab_mem_row;
 
 /* Run experiment e: rows[0 .. *nrows). reps: timed launches a row (>= 1).
