@@ -44,8 +44,9 @@ constexpr int UP_BLOCK = 256, UP_ITEMS = 16;
 template <typename U, typename V> struct OsCfg {
     static constexpr bool K8 = sizeof(U) == 8, V8 = HasV<V>::value && sizeof(V) == 8;
     static constexpr int BLOCK = 384;
-    static constexpr int ITEMS = K8 ? (HasV<V>::value ? 15 : 14) : (HasV<V>::value ? 18 : 20);
-    static constexpr int MINB = V8 || (K8 && HasV<V>::value) ? 2 : 3;
+    static constexpr bool P44 = !K8 && HasV<V>::value && !V8; // u32 keys, 4-byte values
+    static constexpr int ITEMS = K8 ? (HasV<V>::value ? 15 : 14) : P44 ? 23 : (HasV<V>::value ? 18 : 20);
+    static constexpr int MINB = V8 || P44 || (K8 && HasV<V>::value) ? 2 : 3;
 };
 
 template <typename U>
