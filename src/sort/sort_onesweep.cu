@@ -40,7 +40,9 @@ constexpr int UP_BLOCK = 256, UP_ITEMS = 16;
 // the largest tiles whose registers (keys and their places; values come in
 // after the keys have gone out) fit MINB blocks an SM without
 // spilling (ptxas -v), and whose shared memory (counters, keys, values)
-// fits them too.
+// fits them too. u32 keys with 4-byte values take CUB's shape instead, 23
+// keys at two blocks an SM: 9.37 ms at 2^28 on the H100 against 10.16 for
+// 18 at three (fewer, larger tiles).
 template <typename U, typename V> struct OsCfg {
     static constexpr bool K8 = sizeof(U) == 8, V8 = HasV<V>::value && sizeof(V) == 8;
     static constexpr int BLOCK = 384;
