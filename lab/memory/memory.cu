@@ -12,22 +12,18 @@ namespace cupat_memlab {
 
 lab_mem_row *add(Run &X, const char *fmt, ...)
 {
-    lab_mem_row *r = &X.rows[*X.n < LAB_MEM_MAX_ROWS - 1 ? (*X.n)++ : *X.n];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->name, sizeof r->name, fmt, ap);
+    lab_mem_row *r = lab_row_vadd(X.rows, X.n, fmt, ap);
     va_end(ap);
-    r->ok = -1;
     return r;
 }
 
 void note(lab_mem_row *r, const char *fmt, ...)
 {
-    const size_t used = strlen(r->note);
-    if (used + 1 >= sizeof r->note) return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);
+    lab_row_vnote(r, fmt, ap);
     va_end(ap);
 }
 

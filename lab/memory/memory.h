@@ -19,6 +19,7 @@
 #define CUPAT_LAB_MEMORY_H
 
 #include "cupat.h"
+#include "rows/lab_rows.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -64,14 +65,9 @@ typedef struct lab_mem_exp {
 const lab_mem_exp *lab_memory_exp(int e); /* NULL past the end */
 int lab_memory_find(const char *name);    /* -1 when unknown */
 
-#define LAB_MEM_MAX_ROWS 16
-typedef struct lab_mem_row {
-    char name[64];
-    double ms;     /* median of the timed launches; 0: not timed */
-    double value;  /* the row's figure in the experiment's unit */
-    int ok;        /* 1 checked and right, 0 wrong, -1 nothing to check */
-    char note[320]; /* the split rows' notes ran past 192 */
-} lab_mem_row;
+/* The memory lab's rows are the labs' common row (lab/rows). */
+#define LAB_MEM_MAX_ROWS LAB_MAX_ROWS
+typedef lab_row lab_mem_row;
 
 /* Run experiment e: rows[0 .. *nrows). reps: timed launches a row (>= 1).
  * CUDA backend only; a wrong row is a row with ok = 0, not an error. */

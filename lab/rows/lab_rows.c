@@ -5,24 +5,35 @@
 #include <stdio.h>
 #include <string.h>
 
-lab_row *lab_row_add(lab_row *rows, int *n, const char *fmt, ...)
+lab_row *lab_row_vadd(lab_row *rows, int *n, const char *fmt, va_list ap)
 {
     lab_row *r = &rows[*n < LAB_MAX_ROWS - 1 ? (*n)++ : *n];
     memset(r, 0, sizeof *r);
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(r->name, sizeof r->name, fmt, ap);
-    va_end(ap);
     r->ok = -1;
     return r;
 }
 
-void lab_row_note(lab_row *r, const char *fmt, ...)
+lab_row *lab_row_add(lab_row *rows, int *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lab_row *r = lab_row_vadd(rows, n, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+void lab_row_vnote(lab_row *r, const char *fmt, va_list ap)
 {
     const size_t used = strlen(r->note);
     if (used + 1 >= sizeof r->note) return;
+    vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);
+}
+
+void lab_row_note(lab_row *r, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);
+    lab_row_vnote(r, fmt, ap);
     va_end(ap);
 }

@@ -1,8 +1,11 @@
 /* lab_rows.h — the row table the cluster and coop labs fill (a name, a
- * median time, a figure, a check, a note) and their experiment rows; the CLI
+ * median time, a figure, a check, a note; the memory lab's rows too) and their
+ * experiment rows; the CLI
  * prints them with cli_lab_rows (tools/cupat/cli_lab.c). Not library API. */
 #ifndef CUPAT_LAB_ROWS_H
 #define CUPAT_LAB_ROWS_H
+
+#include <stdarg.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,7 +24,7 @@ typedef struct lab_row {
     double ms;    /* median of the timed launches; 0: not timed */
     double value; /* the row's figure in the experiment's unit */
     int ok;       /* 1 checked and right, 0 wrong, -1 nothing to check */
-    char note[224];
+    char note[320]; /* the memory lab's split notes run past 224 */
 } lab_row;
 
 /* The next row of rows[0 .. *n) (the last one again when the table is full),
@@ -31,6 +34,9 @@ lab_row *lab_row_add(lab_row *rows, int *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* lab_row_add / lab_row_note with a va_list (for labs that wrap them). */
+lab_row *lab_row_vadd(lab_row *rows, int *n, const char *fmt, va_list ap);
+void lab_row_vnote(lab_row *r, const char *fmt, va_list ap);
 /* Append to a row's note. */
 void lab_row_note(lab_row *r, const char *fmt, ...)
 #if defined(__GNUC__)
