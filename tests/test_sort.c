@@ -604,6 +604,39 @@ static void test_ladders(void)
     }
 }
 
+/* The onesweep's portions (launches of fewer than 2^30 keys each, so that n
+ * can pass 2^32), made a few tiles long so that small inputs cross several:
+ * every pass after the first must find each portion's digit bases from the
+ * keys that pass reads (sort_internal.h). */
+extern size_t cupat__sort_portion_tiles;
+static void test_portions(void)
+{
+    if (!is_cuda()) return;
+    CHECK_OK(ctx, cupat_set_variant(ctx, "sort", "onesweep"));
+    const cupat_type types[] = {CUPAT_U32, CUPAT_I64, CUPAT_F32, CUPAT_F64};
+    const size_t sizes[] = {50001, 200003};
+    const size_t tiles[] = {1, 3};
+    int failed = 0;
+    for (int pi = 0; pi < 2 && !failed; pi++) {
+        cupat__sort_portion_tiles = tiles[pi];
+        for (int ti = 0; ti < 4 && !failed; ti++)
+            for (int si = 0; si < 2 && !failed; si++) {
+                const cupat_type t = types[ti];
+                const size_t n = sizes[si];
+                const int g = (ti + si) % 2 ? G_FEW : G_RANDOM, k = pi + ti + si;
+                const size_t vs = (size_t[]){0, 4, 8}[k % 3];
+                void *hk = test_xmalloc(n * tsz(t));
+                gen(t, hk, n, g);
+                failed |= !run_sort(fmt("portions of %zu tiles: %s %s n=%zu v%zu", tiles[pi], cupat_type_name(t),
+                                        gen_name[g], n, vs),
+                                    t, vs, k % 2, hk, n, 0, (int)(8 * tsz(t)), 0, "onesweep");
+                free(hk);
+            }
+    }
+    cupat__sort_portion_tiles = 0;
+    CHECK_OK(ctx, cupat_set_variant(ctx, "sort", NULL));
+}
+
 /* 2^32 + 7 u32 keys through the default CUDA sort: sorted, and the same
  * multiset (count of each of 2^16 top-bit buckets and a wrapping sum). */
 static void test_huge(void)
@@ -660,7 +693,8 @@ int main(int argc, char **argv)
     test_seed();
     static const test_part parts[] = {{"ladders", test_ladders}, {"errors", test_errors},
                                       {"merge", test_merge},     {"sort", test_sort},
-                                      {"segmented", test_segmented}, {"huge", test_huge}};
+                                      {"segmented", test_segmented}, {"portions", test_portions},
+                                      {"huge", test_huge}};
     test_run_parts(argc, argv, parts, sizeof parts / sizeof *parts, NULL);
     return test_finish(ctx);
 }

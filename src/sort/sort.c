@@ -101,6 +101,7 @@ _Static_assert(sizeof segsort_rungs / sizeof segsort_rungs[0] == SSR_COUNT, "seg
 const cupat_pattern_desc cupat__pattern_merge = {"merge", merge_rungs, MR_COUNT};
 const cupat_pattern_desc cupat__pattern_sort = {"sort", sort_rungs, SOR_COUNT};
 const cupat_pattern_desc cupat__pattern_segsort = {"segsort", segsort_rungs, SSR_COUNT};
+size_t cupat__sort_portion_tiles = 0;
 
 /* ------------------------------------------------------------ the order -- */
 

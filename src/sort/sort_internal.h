@@ -97,6 +97,9 @@ cupat_status cupat__merge_cpu(cupat_ctx *ctx, const merge_req *r);    /* sort_cp
 cupat_status cupat__sort_book_cuda(cupat_ctx *ctx, const sort_req *r); /* sort_book.cu */
 cupat_status cupat__sort_mergesort_cuda(cupat_ctx *ctx, const sort_req *r);
 cupat_status cupat__sort_onesweep_cuda(cupat_ctx *ctx, const sort_req *r);
+/* Tests: tiles a onesweep portion (0: as many as 30-bit counts allow), so
+ * that the multi-portion path runs on small inputs. */
+extern size_t cupat__sort_portion_tiles;
 cupat_status cupat__sort_cpu(cupat_ctx *ctx, const sort_req *r);
 cupat_status cupat__segsort_cuda(cupat_ctx *ctx, const sort_req *r);  /* sort_segmented.cu */
 cupat_status cupat__segsort_cpu(cupat_ctx *ctx, const sort_req *r);

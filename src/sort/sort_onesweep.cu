@@ -25,7 +25,9 @@
 //      So each pass reads the keys once and writes them once: about
 //      2 (key + value) bytes a key a pass, plus the upsweep's one read.
 // Status counts have 30 bits: the keys are processed in portions of fewer
-// than 2^30 (each with its own digit bases), so n may exceed 2^32.
+// than 2^30, one launch a portion, so n may exceed 2^32. A portion's digit
+// bases are the previous portion's plus its digit counts in this pass
+// (k_portion_bases); the upsweep gives only the pass totals.
 // Bit ranges trim the passes: ceil((hi - lo) / 8) of them, the last one with
 // the leftover bits. Up to 4096 keys, one block sorts everything in shared
 // memory (block_sort).
@@ -93,8 +95,11 @@ __global__ void __launch_bounds__(UP_BLOCK) k_upsweep(const U *__restrict__ src,
         if (h[i]) atomicAdd(&hist[i], h[i]);
 }
 
-// hist[q][p][d] (Q portions, P passes) -> bins[q][p][d]: where portion q's
-// keys of digit d start in pass p's output.
+// hist[q][p][d] (Q portions, P passes) -> bins[0][p][d]: where the keys of
+// digit d start in pass p's output (the totals over all portions, in 64
+// bits). Portion q > 0's bases are known only once portion q - 1 of that
+// pass has run (k_portion_bases): its keys are the pass's input at those
+// positions, which after the first pass are not the input's.
 __global__ void __launch_bounds__(RADIX) k_bins(const unsigned *__restrict__ hist, u64 *__restrict__ bins, int Q, int P)
 {
     const int d = threadIdx.x;
@@ -102,13 +107,18 @@ __global__ void __launch_bounds__(RADIX) k_bins(const unsigned *__restrict__ his
         u64 tot = 0;
         for (int q = 0; q < Q; q++) tot += hist[((size_t)q * P + p) * RADIX + d];
         u64 all;
-        u64 run = cupat_dev::block_exclusive_scan<RADIX>(tot, cupat_dev::OpSum(), 0ull, all);
-        for (int q = 0; q < Q; q++) {
-            const size_t at = ((size_t)q * P + p) * RADIX + d;
-            bins[at] = run;
-            run += hist[at];
-        }
+        bins[(size_t)p * RADIX + d] = cupat_dev::block_exclusive_scan<RADIX>(tot, cupat_dev::OpSum(), 0ull, all);
     }
+}
+
+// next[d] = bins[d] + the count of digit d in the portion just sorted: its
+// last tile's inclusive status word (a full tile: only the last portion has
+// a short one, and it has no successor).
+__global__ void __launch_bounds__(RADIX) k_portion_bases(const u64 *__restrict__ bins,
+                                                         const unsigned *__restrict__ last, u64 *__restrict__ next)
+{
+    const int d = threadIdx.x;
+    next[d] = bins[d] + (last[d] & VALUE_MASK);
 }
 
 template <int BLOCK, int ITEMS, typename U, typename V> struct OsSmem {
@@ -262,7 +272,9 @@ template <typename U, typename V> cupat_status onesweep(cupat_ctx *ctx, const so
     constexpr int BLOCK = CF::BLOCK, ITEMS = CF::ITEMS, TILE = BLOCK * ITEMS;
     typedef OsSmem<BLOCK, ITEMS, U, V> SM;
     const int P = (r->hi - r->lo + 7) / 8;
-    const size_t ptiles = VALUE_MASK / TILE, portion = ptiles * TILE;
+    size_t ptiles = VALUE_MASK / TILE;
+    if (cupat__sort_portion_tiles > 0 && cupat__sort_portion_tiles < ptiles) ptiles = cupat__sort_portion_tiles;
+    const size_t portion = ptiles * TILE;
     const int Q = (int)((n + portion - 1) / portion);
     const size_t tiles_max = (n < portion ? (n + TILE - 1) / TILE : ptiles);
     const size_t st_bytes = 256 + tiles_max * RADIX * sizeof(unsigned);
@@ -311,6 +323,12 @@ template <typename U, typename V> cupat_status onesweep(cupat_ctx *ctx, const so
                                                                   shift, width, xi, xo,
                                                                   bins + ((size_t)q * P + p) * RADIX, counter, status);
             CUPAT_TRY(cupat__launched(ctx, "k_onesweep"));
+            if (q + 1 < Q) {
+                k_portion_bases<<<1, RADIX, 0, ctx->stream>>>(bins + ((size_t)q * P + p) * RADIX,
+                                                              status + (tiles - 1) * RADIX,
+                                                              bins + ((size_t)(q + 1) * P + p) * RADIX);
+                CUPAT_TRY(cupat__launched(ctx, "k_portion_bases"));
+            }
         }
     }
     return CUPAT_SUCCESS;
