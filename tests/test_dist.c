@@ -358,6 +358,53 @@ static void test_allreduce(cupat_comm *c)
                     }
 }
 
+/* The direct all-reduce's rounds (dist_ipc.c): inbox slots made 64 KiB so
+ * that 100003 elements take several rounds through both halves, twice in a
+ * row (the epochs go on), with x and y 16-byte aligned and one element off
+ * (the element-wise kernel); exact against the host. On other transports
+ * and the staged form the knob changes nothing and the checks still hold. */
+extern size_t cupat__dist_ipc_slot_cap;
+static void test_allreduce_rounds(cupat_comm *c)
+{
+    const cupat_type types[] = {CUPAT_F32, CUPAT_F64, CUPAT_U64};
+    const size_t n = 100003;
+    cupat__dist_ipc_slot_cap = 65536;
+    for (int ti = 0; ti < 3; ti++)
+        for (int off = 0; off < 2; off++)
+            for (int rep = 0; rep < 2; rep++) {
+                const cupat_type t = types[ti];
+                const size_t es = cupat_type_size(t);
+                const cupat_op op = (cupat_op)(CUPAT_OP_SUM + (ti + rep) % 3);
+                unsigned char *h = malloc((size_t)nproc * n * es), *want = malloc(n * es), *got = malloc(n * es);
+                for (size_t i = 0; i < (size_t)nproc * n; i++) elem(t, 0, i, h + i * es);
+                memcpy(want, h, n * es);
+                for (int r = 1; r < nproc; r++)
+                    for (size_t i = 0; i < n; i++)
+                        host_comb(t, op, want + i * es, h + ((size_t)r * n + i) * es, want + i * es);
+                unsigned char *xb = NULL, *yb = NULL;
+                cupat_malloc(ctx, (void **)&xb, (n + 1) * es);
+                cupat_malloc(ctx, (void **)&yb, (n + 1) * es);
+                unsigned char *x = xb + (size_t)off * es, *y = yb + (size_t)off * es;
+                cupat_memcpy(ctx, x, h + (size_t)rank * n * es, n * es);
+                const int inplace = rep == 1;
+                cupat_status s = cupat_allreduce_dist(c, t, op, n, x, inplace ? x : y);
+                CHECK(s == CUPAT_SUCCESS, "allreduce_dist rounds %s %s off %d: %s", cupat_type_name(t),
+                      cupat_op_name(op), off, cupat_last_error(ctx));
+                cupat_memcpy(ctx, got, inplace ? x : y, n * es);
+                size_t bad = n;
+                for (size_t i = 0; i < n && bad == n; i++)
+                    if (memcmp(got + i * es, want + i * es, es)) bad = i;
+                CHECK(bad == n, "allreduce_dist rounds %s %s off %d%s: element %zu differs", cupat_type_name(t),
+                      cupat_op_name(op), off, inplace ? " in place" : "", bad);
+                cupat_free(ctx, xb);
+                cupat_free(ctx, yb);
+                free(h);
+                free(want);
+                free(got);
+            }
+    cupat__dist_ipc_slot_cap = 0;
+}
+
 /* Where rank r's share of N starts (cut(N, nproc) = N): shape 0 even, 1
  * growing with r, 2 rank 0 empty. */
 static size_t cut(size_t N, int r, int shape)
@@ -757,6 +804,7 @@ int main(int argc, char **argv)
         test_sort(c);
         test_allreduce(c);
         test_allreduce_managed(c);
+        test_allreduce_rounds(c);
         test_spmv(c);
         test_stencil3d(c);
         test_errors(c);

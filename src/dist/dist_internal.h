@@ -25,6 +25,14 @@ typedef enum dist_transport {
     DIST_NCCL = 2        /* CUDA context: device buffers through NCCL            */
 } dist_transport;
 
+/* Most ranks the direct (IPC) all-reduce takes. */
+#define DIST_IPC_MAX_RANKS 8
+/* A chunk: what one block pushes and combines at a time, one flag each. */
+#define DIST_IPC_CHUNK ((size_t)32768)
+/* Chunks (flags) a slot holds at most; a slot's largest size. */
+#define DIST_IPC_CHUNKS 2048
+#define DIST_IPC_SLOT_MAX (DIST_IPC_CHUNK * DIST_IPC_CHUNKS)
+
 struct cupat_comm {
     cupat_ctx *ctx;
     MPI_Comm mpi; /* duplicated from the caller's, errors returned */
@@ -50,31 +58,46 @@ struct cupat_comm {
     int profile;
     double phase_ms[8], phase_t0;
     /* CUDA IPC between the ranks' devices (one node, peer access between
-     * every pair): the all-reduce then reads and writes the peers' buffers
-     * directly (dist_ipc.c); peers' mappings cached by their handles */
+     * every pair): the all-reduce pushes each rank's data into inboxes in
+     * the peers' library-owned blocks, mapped once (dist_ipc.c) */
     int ipc;
-    struct dist_ipc_map *maps;
-    int nmaps;
+    int ipc_grid;                           /* blocks a round, the same on every rank */
+    void *ipc_mem;                          /* own block: flags, then two halves of slots */
+    size_t ipc_slot;                        /* bytes a slot holds */
+    void *ipc_peer[DIST_IPC_MAX_RANKS];      /* the peers' blocks mapped here */
+    unsigned long long ipc_epoch;           /* rounds so far: each round's flag value */
 };
 
-/* Most ranks the direct (IPC) all-reduce takes. */
-#define DIST_IPC_MAX_RANKS 8
+/* Tests: a smaller slot (bytes; 0: as large as the call needs up to
+ * DIST_IPC_SLOT_MAX / (p - 1)), so that small calls take several rounds. */
+extern size_t cupat__dist_ipc_slot_cap;
 
 /* Decide c->ipc (collective: every rank learns the same answer). */
 cupat_status cupat__dist_ipc_init(cupat_comm *c, const char *fn);
+/* Unmap the peers' blocks and free ours (nothing of ours still running). */
 void cupat__dist_ipc_close(cupat_comm *c);
-/* The all-reduce through IPC (collective): waits for the stream, maps the
- * peers' x and y, runs one kernel a rank (slice r of every rank's y from
- * slice r of every rank's x, in rank order), waits and meets the others, so
- * every y is complete on return. CUPAT_ERROR_NOT_SUPPORTED (on every rank
- * alike, nothing done) where some rank's x or y cannot be shared by IPC:
- * the caller then takes the staged form. */
+/* The all-reduce through IPC (collective, stream-ordered: returns once the
+ * rounds are queued). CUPAT_ERROR_NOT_SUPPORTED (on every rank alike,
+ * nothing done) where the blocks could not be shared: the caller then
+ * takes the staged form. */
 cupat_status cupat__dist_allreduce_ipc(cupat_comm *c, const char *fn, cupat_type type, cupat_op op, size_t n,
                                        const void *x, void *y);
-/* The kernel: for i < n, v = src[0][i] op src[1][i] op ... op src[p-1][i],
- * stored to dst[0][i] ... dst[p-1][i] (device or peer-mapped pointers). */
-cupat_status cupat__dist_combine_direct(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, int p,
-                                        const void *const *src, void *const *dst);
+/* One round, for the kernel: flags[src * DIST_IPC_CHUNKS + chunk] in the own
+ * block; peer r's flag row for this rank and its inbox slot for this rank;
+ * the own slots of every source rank (this round's half). */
+typedef struct dist_push {
+    int p, me;
+    unsigned long long *flags;
+    unsigned long long *peer_flags[DIST_IPC_MAX_RANKS];
+    void *peer_in[DIST_IPC_MAX_RANKS];
+    const void *in[DIST_IPC_MAX_RANKS];
+} dist_push;
+/* The round's kernel on the context's stream: n <= a slot's elements of x
+ * pushed to every peer, y[i] = x_0[i] op x_1[i] op ... op x_{p-1}[i] (rank
+ * order: the same bits on every rank). grid: blocks (the same on every
+ * rank). */
+cupat_status cupat__dist_push_round(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, const void *x, void *y,
+                                    const dist_push *q, unsigned long long epoch, int grid);
 
 /* The phases of the distributed calls, as the lab prints them. */
 enum {

@@ -1,51 +1,43 @@
-/* dist_ipc.c — the direct all-reduce between GPUs of one node: every rank
- * maps the other ranks' buffers through CUDA IPC and one kernel a rank
- * combines its slice of all of them over NVLink (no staging, no second
- * exchange). Synchronization is host-side and collective: a stream wait and
- * an MPI exchange of the handles before the kernel (every x is ready), a
- * stream wait and an MPI barrier after it (every y is complete, no x is read
- * any more), so the call returns with the result in place on every rank. */
+/* dist_ipc.c — the direct all-reduce between GPUs of one node (peer access
+ * between every pair). Each rank owns one cudaMalloc'd block that every
+ * other rank maps once through CUDA IPC: flags, then two halves of inboxes
+ * (a slot per source rank). A call is cut into rounds of at most a slot;
+ * round e's kernel (dist_kernels.cu, k_push) pushes each chunk of the
+ * rank's x into its slot of every peer's half e % 2 over NVLink, raises the
+ * chunk's flag there to e (a release at system scope), waits until every
+ * peer's flag for that chunk in its own block reaches e, and combines the
+ * chunk in rank order into y. Nothing waits on the host and no MPI call is
+ * made: the call is ordered on the stream like any kernel. Only
+ * library-owned memory is shared: the user's x and y are never mapped by
+ * another process (freeing an exported allocation that a peer still maps
+ * is undefined behaviour, and the user may free x the moment we return).
+ *
+ * Why two halves suffice: a rank starts round e + 2 (writing half e % 2 of
+ * its peers) only after its round e + 1 kernel saw every peer's round
+ * e + 1 flags, which a peer raises only after its round e kernel ended,
+ * reads of half e % 2 included. Flags only grow (epochs count up), so a
+ * waiter that is overtaken by a later round's flag still sees >= e. */
 #include "dist/dist_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One peer allocation mapped into this process. */
-struct dist_ipc_map {
-    cudaIpcMemHandle_t handle;
-    void *base;
-};
-#define MAX_MAPS 64
+/* Tests: bytes a slot holds (0: DIST_IPC_SLOT_MAX), so that small calls take
+ * several rounds. */
+size_t cupat__dist_ipc_slot_cap = 0;
 
-/* What a rank tells the others about one buffer: its allocation's handle
- * and the buffer's offset in it. */
-typedef struct {
-    cudaIpcMemHandle_t handle;
-    uint64_t offset;
-} ipc_buf;
+static size_t flags_bytes(void) { return (size_t)DIST_IPC_MAX_RANKS * DIST_IPC_CHUNKS * sizeof(unsigned long long); }
 
-typedef int (*addr_range_fn)(unsigned long long *base, size_t *size, unsigned long long ptr);
-
-/* The base of the allocation holding p (cuMemGetAddressRange, found at run
- * time so nothing links the driver library). */
-static int alloc_base(const void *p, char **base)
+/* The slot size a call takes: every rank computes the same from (p, n, es). */
+static size_t slot_bytes_for(int p, size_t bytes)
 {
-    static addr_range_fn range;
-    if (!range) {
-        void *f = NULL;
-        enum cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &f, 12000, cudaEnableDefault, &q) !=
-                cudaSuccess ||
-            q != cudaDriverEntryPointSuccess || !f)
-            return -1;
-        range = (addr_range_fn)f;
-    }
-    unsigned long long b = 0;
-    size_t size = 0;
-    if (range(&b, &size, (unsigned long long)(uintptr_t)p) != 0) return -1;
-    *base = (char *)(uintptr_t)b;
-    return 0;
+    size_t cap = DIST_IPC_SLOT_MAX / (size_t)(p - 1) / DIST_IPC_CHUNK * DIST_IPC_CHUNK;
+    if (cupat__dist_ipc_slot_cap && cupat__dist_ipc_slot_cap < cap)
+        cap = (cupat__dist_ipc_slot_cap + DIST_IPC_CHUNK - 1) / DIST_IPC_CHUNK * DIST_IPC_CHUNK;
+    if (cap < DIST_IPC_CHUNK) cap = DIST_IPC_CHUNK;
+    const size_t need = (bytes + DIST_IPC_CHUNK - 1) / DIST_IPC_CHUNK * DIST_IPC_CHUNK;
+    return need < cap ? need : cap;
 }
 
 cupat_status cupat__dist_ipc_init(cupat_comm *c, const char *fn)
@@ -80,99 +72,108 @@ cupat_status cupat__dist_ipc_init(cupat_comm *c, const char *fn)
     free(all);
     int every = 0;
     DIST_MPI_TRY(c->ctx, fn, MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, c->mpi));
+    /* the same grid on every rank: block b of each rank waits only for
+     * block b of the others (same chunks, same order), and two blocks an SM
+     * of the smallest device are resident together */
+    int sms = c->ctx->sm_count > 0 ? c->ctx->sm_count : 1, least = 0;
+    DIST_MPI_TRY(c->ctx, fn, MPI_Allreduce(&sms, &least, 1, MPI_INT, MPI_MIN, c->mpi));
+    c->ipc_grid = 2 * least;
     c->ipc = every;
     return CUPAT_SUCCESS;
 }
 
+/* Unmaps the peers' blocks, then frees ours once every rank has unmapped it
+ * (barrier: a peer must close a mapping before its owner frees it). The
+ * barrier is taken where the blocks were shared (ipc_slot set: the same on
+ * every rank). */
+static void ipc_release(cupat_comm *c, int barrier)
+{
+    cudaSetDevice(c->ctx->device);
+    cudaStreamSynchronize(c->ctx->stream); /* no round of ours still running */
+    for (int r = 0; r < DIST_IPC_MAX_RANKS; r++) {
+        if (c->ipc_peer[r]) cudaIpcCloseMemHandle(c->ipc_peer[r]);
+        c->ipc_peer[r] = NULL;
+    }
+    if (barrier) MPI_Barrier(c->mpi);
+    if (c->ipc_mem) cudaFree(c->ipc_mem);
+    c->ipc_mem = NULL;
+    c->ipc_slot = 0;
+    (void)cudaGetLastError();
+}
+
 void cupat__dist_ipc_close(cupat_comm *c)
 {
-    for (int i = 0; i < c->nmaps; i++) cudaIpcCloseMemHandle(c->maps[i].base);
-    free(c->maps);
-    c->maps = NULL;
-    c->nmaps = 0;
+    if (c->ipc_mem || c->ipc_slot) ipc_release(c, c->ipc_slot > 0);
 }
 
-/* A peer buffer mapped here: its allocation opened once and kept (the
- * oldest mapping closed when the table is full). */
-static cupat_status peer_ptr(cupat_comm *c, const char *fn, const ipc_buf *b, void **p)
+/* Every rank's block with slots of at least `slot` bytes (collective: every
+ * rank asks for the same). Grows by remaking it: every rank's kernels done
+ * and a barrier first, so no peer still writes to or reads the old one. */
+static cupat_status ipc_blocks(cupat_comm *c, const char *fn, size_t slot)
 {
-    for (int i = 0; i < c->nmaps; i++)
-        if (!memcmp(&c->maps[i].handle, &b->handle, sizeof b->handle)) {
-            *p = (char *)c->maps[i].base + b->offset;
-            return CUPAT_SUCCESS;
-        }
-    if (!c->maps) {
-        c->maps = calloc(MAX_MAPS, sizeof *c->maps);
-        if (!c->maps) return cupat__fail(c->ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (c->ipc_mem && c->ipc_slot >= slot) return CUPAT_SUCCESS;
+    cupat_ctx *ctx = c->ctx;
+    const int p = c->size;
+    size_t want = (size_t)1 << 20; /* powers of two from 1 MiB: few remakes */
+    while (want < slot) want *= 2;
+    if (want > DIST_IPC_SLOT_MAX) want = slot;
+    /* every rank's rounds done (its kernels waited for every push to it),
+     * the old blocks unmapped everywhere, then freed */
+    if (c->ipc_slot) ipc_release(c, 1);
+    cudaIpcMemHandle_t h, *all = calloc((size_t)p, sizeof h);
+    if (!all) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    memset(&h, 0, sizeof h);
+    const size_t bytes = flags_bytes() + 2 * (size_t)p * want;
+    cupat_status s = cupat__cuda(ctx, cudaMalloc(&c->ipc_mem, bytes), "cudaMalloc (all-reduce inboxes)");
+    if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaMemset(c->ipc_mem, 0, flags_bytes()), "cudaMemset");
+    if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaIpcGetMemHandle(&h, c->ipc_mem), "cudaIpcGetMemHandle");
+    int e = MPI_Allgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, c->mpi);
+    for (int r = 0; r < p && s == CUPAT_SUCCESS && e == MPI_SUCCESS; r++)
+        if (r != c->rank)
+            s = cupat__cuda(ctx, cudaIpcOpenMemHandle(&c->ipc_peer[r], all[r], cudaIpcMemLazyEnablePeerAccess),
+                            "cudaIpcOpenMemHandle");
+    free(all);
+    if (e != MPI_SUCCESS) {
+        ipc_release(c, 0);
+        return cupat__dist_mpi_fail(ctx, fn, "MPI_Allgather (IPC handles)", e);
     }
-    if (c->nmaps == MAX_MAPS) {
-        cudaIpcCloseMemHandle(c->maps[0].base);
-        memmove(c->maps, c->maps + 1, (MAX_MAPS - 1) * sizeof *c->maps);
-        c->nmaps--;
+    /* all or none: a rank that failed makes every rank take the staged form */
+    int ok = s == CUPAT_SUCCESS, every = 0;
+    DIST_MPI_TRY(ctx, fn, MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, c->mpi));
+    if (!every) {
+        ipc_release(c, 1);
+        c->ipc = 0;
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "%s: the all-reduce inboxes could not be shared", fn);
     }
-    void *base = NULL;
-    CUPAT_CUDA_TRY(c->ctx, cudaIpcOpenMemHandle(&base, b->handle, cudaIpcMemLazyEnablePeerAccess));
-    c->maps[c->nmaps].handle = b->handle;
-    c->maps[c->nmaps++].base = base;
-    *p = (char *)base + b->offset;
-    return CUPAT_SUCCESS;
-}
-
-static cupat_status describe(cupat_comm *c, const void *p, ipc_buf *b)
-{
-    char *base = NULL;
-    if (alloc_base(p, &base) != 0)
-        return cupat__fail(c->ctx, CUPAT_ERROR_CUDA, "cupat_allreduce_dist: no allocation holds %p", p);
-    CUPAT_CUDA_TRY(c->ctx, cudaIpcGetMemHandle(&b->handle, base));
-    b->offset = (uint64_t)((const char *)p - base);
+    c->ipc_slot = want;
     return CUPAT_SUCCESS;
 }
 
 cupat_status cupat__dist_allreduce_ipc(cupat_comm *c, const char *fn, cupat_type type, cupat_op op, size_t n,
                                        const void *x, void *y)
 {
-    cupat_ctx *ctx = c->ctx;
     const int p = c->size, me = c->rank;
-    const size_t es = cupat_type_size(type);
-    ipc_buf mine[2], all[2 * DIST_IPC_MAX_RANKS];
-    memset(mine, 0, sizeof mine);
-    /* x ready and y free here; then everyone's (the allgather meets them all) */
-    cupat_status s = cupat__cuda(ctx, cudaStreamSynchronize(ctx->stream), "cudaStreamSynchronize");
-    if (s == CUPAT_SUCCESS) s = describe(c, x, &mine[0]);
-    if (s == CUPAT_SUCCESS) s = describe(c, y, &mine[1]);
-    /* a rank that failed still takes part (zeroed handles), then all fail */
-    int ok = s == CUPAT_SUCCESS, every = 0;
-    DIST_MPI_TRY(ctx, fn, MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, c->mpi));
-    DIST_MPI_TRY(ctx, fn, MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, c->mpi));
-    /* a buffer IPC cannot share (managed or pool memory, say) on any rank:
-     * every rank takes the staged form instead */
-    if (!every) {
-        (void)cudaGetLastError();
-        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "%s: a rank's buffers cannot be shared by IPC", fn);
-    }
-    /* slice `me`: elements [lo, hi), a multiple of 4 elements so vectors stay aligned */
-    const size_t q = (n / 4 + (size_t)p - 1) / (size_t)p * 4;
-    size_t lo = q * (size_t)me, hi = lo + q;
-    if (lo > n) lo = n;
-    if (hi > n || me == p - 1) hi = n;
-    const void *src[DIST_IPC_MAX_RANKS];
-    void *dst[DIST_IPC_MAX_RANKS];
-    for (int r = 0; r < p && s == CUPAT_SUCCESS; r++) {
-        void *px = (void *)x, *py = y;
-        if (r != me) {
-            s = peer_ptr(c, fn, &all[2 * r], &px);
-            if (s == CUPAT_SUCCESS) s = peer_ptr(c, fn, &all[2 * r + 1], &py);
+    const size_t es = cupat_type_size(type), slot = slot_bytes_for(p, n * es);
+    CUPAT_TRY(ipc_blocks(c, fn, slot));
+    const size_t half = (size_t)p * c->ipc_slot, round = slot / es;
+    for (size_t r0 = 0; r0 < n; r0 += round) {
+        const size_t m = n - r0 < round ? n - r0 : round;
+        const unsigned long long epoch = ++c->ipc_epoch;
+        const size_t hoff = flags_bytes() + (size_t)(epoch % 2) * half;
+        dist_push q;
+        memset(&q, 0, sizeof q);
+        q.p = p;
+        q.me = me;
+        q.flags = (unsigned long long *)c->ipc_mem;
+        for (int r = 0; r < p; r++) {
+            q.in[r] = (char *)c->ipc_mem + hoff + (size_t)r * c->ipc_slot;
+            if (r == me) continue;
+            q.peer_flags[r] = (unsigned long long *)c->ipc_peer[r] + (size_t)me * DIST_IPC_CHUNKS;
+            q.peer_in[r] = (char *)c->ipc_peer[r] + hoff + (size_t)me * c->ipc_slot;
         }
-        src[r] = (const char *)px + lo * es;
-        dst[r] = (char *)py + lo * es;
+        CUPAT_TRY(cupat__dist_push_round(c->ctx, type, op, m, (const char *)x + r0 * es, (char *)y + r0 * es, &q,
+                                         epoch, c->ipc_grid));
     }
-    if (s == CUPAT_SUCCESS && hi > lo) s = cupat__dist_combine_direct(ctx, type, op, hi - lo, p, src, dst);
-    /* every rank's writes done before anyone goes on */
-    cupat_status w = cupat__cuda(ctx, cudaStreamSynchronize(ctx->stream), "cudaStreamSynchronize");
-    if (s == CUPAT_SUCCESS) s = w;
-    ok = s == CUPAT_SUCCESS;
-    DIST_MPI_TRY(ctx, fn, MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, c->mpi));
-    if (!every && s == CUPAT_SUCCESS)
-        return cupat__fail(ctx, CUPAT_ERROR_CUDA, "%s: the direct all-reduce failed on another rank", fn);
-    return s;
+    return CUPAT_SUCCESS;
 }

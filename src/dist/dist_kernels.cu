@@ -49,85 +49,144 @@ cupat_status launch_op(cupat_ctx *ctx, cupat_op op, size_t n, const void *a, con
     }
 }
 
-// --------------------------------------------------------------- direct --
-// The IPC all-reduce's kernel: slice elements of p sources (local or
-// peer-mapped over NVLink) combined in rank order and stored to p
-// destinations. 16-byte vectors where every pointer allows them; two
-// vectors a thread an iteration, so 2p loads are in flight per thread.
-struct Ptrs {
-    const void *src[DIST_IPC_MAX_RANKS];
-    void *dst[DIST_IPC_MAX_RANKS];
-    int p;
-};
+// ----------------------------------------------------------------- push --
+// One round of the direct all-reduce (dist_ipc.c says the protocol). Block b
+// takes chunks b, b + grid, ...: loads its chunk of x into registers, stores
+// it to every peer's inbox slot for this rank (NVLink writes, posted), raises
+// the chunk's flag at each peer, waits for every peer's flag of the chunk in
+// its own block, then combines in rank order: its own registers at its
+// rank's turn, the inboxes (local memory, read past L1) at the others'.
+constexpr int PUSH_THREADS = 512;
 
+__device__ __forceinline__ void st_release_sys(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long ld_acquire_sys(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned long long global_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// V elements a vector (16 bytes, or 1 where x or y is not 16-byte aligned).
 template <class T, int OP, int V>
-__device__ __forceinline__ void direct_one(const Ptrs &q, size_t i)
+__global__ void __launch_bounds__(PUSH_THREADS, 2) k_push(size_t n, const T *__restrict__ x, T *y, dist_push q,
+                                                      unsigned long long epoch)
 {
     typedef Red<T, OP> R;
     typedef typename R::Acc Acc;
     struct alignas(sizeof(T) * V) Vec {
         T v[V];
     };
-    Vec a = static_cast<const Vec *>(q.src[0])[i];
-    Acc acc[V];
+    constexpr int CE = (int)(DIST_IPC_CHUNK / sizeof(T)); // elements a chunk
+    constexpr int ITEMS = CE / (V * PUSH_THREADS);         // vectors a thread a chunk
+    static_assert(ITEMS * V * PUSH_THREADS == CE, "a chunk is whole vectors of every thread");
+    const size_t nch = (n + CE - 1) / CE;
+    for (size_t c = blockIdx.x; c < nch; c += gridDim.x) {
+        const size_t c0 = c * CE;
+        const int m = n - c0 < (size_t)CE ? (int)(n - c0) : CE;
+        Vec v[ITEMS];
 #pragma unroll
-    for (int j = 0; j < V; j++) acc[j] = R::lift(a.v[j], 0);
-    for (int r = 1; r < q.p; r++) {
-        const Vec b = static_cast<const Vec *>(q.src[r])[i];
-#pragma unroll
-        for (int j = 0; j < V; j++) acc[j] = R::comb(acc[j], R::lift(b.v[j], 0));
-    }
-#pragma unroll
-    for (int j = 0; j < V; j++) R::store(&a.v[j], acc[j]);
-    for (int r = 0; r < q.p; r++) static_cast<Vec *>(q.dst[r])[i] = a;
-}
-
-template <class T, int OP, int V>
-__global__ void __launch_bounds__(256) k_direct(size_t n, Ptrs q)
-{
-    const size_t nv = n / V, stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; i + stride < nv; i += 2 * stride) {
-        direct_one<T, OP, V>(q, i);
-        direct_one<T, OP, V>(q, i + stride);
-    }
-    if (i < nv) direct_one<T, OP, V>(q, i);
-    // the tail past the last whole vector, element by element
-    const size_t t = nv * V + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (V > 1 && t < n) {
-        Ptrs e = q;
-        for (int r = 0; r < q.p; r++) {
-            e.src[r] = static_cast<const T *>(q.src[r]) + nv * V;
-            e.dst[r] = static_cast<T *>(q.dst[r]) + nv * V;
+        for (int k = 0; k < ITEMS; k++) {
+            const int e = (threadIdx.x + k * PUSH_THREADS) * V;
+            if (e + V <= m) v[k] = *reinterpret_cast<const Vec *>(x + c0 + e);
+            else
+                for (int j = 0; j < V; j++) v[k].v[j] = e + j < m ? x[c0 + e + j] : T();
         }
-        direct_one<T, OP, 1>(e, t - nv * V);
+        for (int r = 0; r < q.p; r++) {
+            if (r == q.me) continue;
+            T *to = static_cast<T *>(q.peer_in[r]) + c0;
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) {
+                const int e = (threadIdx.x + k * PUSH_THREADS) * V;
+                if (e + V <= m) *reinterpret_cast<Vec *>(to + e) = v[k];
+                else
+                    for (int j = 0; j < V && e + j < m; j++) to[e + j] = v[k].v[j];
+            }
+        }
+        // every thread's stores before the flags; one thread a peer signals,
+        // then waits for that peer's chunk (a dead peer: give up after 10 s
+        // rather than hold the GPU)
+        __syncthreads();
+        const int r = threadIdx.x;
+        if (r < q.p && r != q.me) {
+            __threadfence_system();
+            st_release_sys(q.peer_flags[r] + c, epoch);
+            const unsigned long long *f = q.flags + (size_t)r * DIST_IPC_CHUNKS + c;
+            if (ld_acquire_sys(f) < epoch) {
+                const unsigned long long t0 = global_ns();
+                while (ld_acquire_sys(f) < epoch && global_ns() - t0 < 10000000000ull) {
+                }
+            }
+        }
+        __syncthreads();
+        Acc acc[ITEMS][V];
+        for (int s = 0; s < q.p; s++) {
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) {
+                const int e = (threadIdx.x + k * PUSH_THREADS) * V;
+                Vec b;
+                if (s == q.me) b = v[k];
+                else if (e + V <= m) {
+                    // 16 bytes through L2 (the peer's writes land there)
+                    const T *from = static_cast<const T *>(q.in[s]) + c0 + e;
+                    if constexpr (V * sizeof(T) == 16) {
+                        const uint4 u = __ldcg(reinterpret_cast<const uint4 *>(from));
+                        memcpy(&b, &u, 16);
+                    } else {
+                        for (int j = 0; j < V; j++) b.v[j] = __ldcg(from + j);
+                    }
+                } else {
+                    const T *from = static_cast<const T *>(q.in[s]) + c0 + e;
+                    for (int j = 0; j < V; j++) b.v[j] = e + j < m ? __ldcg(from + j) : T();
+                }
+#pragma unroll
+                for (int j = 0; j < V; j++) acc[k][j] = s == 0 ? R::lift(b.v[j], 0) : R::comb(acc[k][j], R::lift(b.v[j], 0));
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            const int e = (threadIdx.x + k * PUSH_THREADS) * V;
+            Vec out;
+#pragma unroll
+            for (int j = 0; j < V; j++) R::store(&out.v[j], acc[k][j]);
+            if (e + V <= m) *reinterpret_cast<Vec *>(y + c0 + e) = out;
+            else
+                for (int j = 0; j < V && e + j < m; j++) y[c0 + e + j] = out.v[j];
+        }
     }
 }
 
 template <class T, int OP>
-cupat_status launch_direct(cupat_ctx *ctx, size_t n, const Ptrs &q)
+cupat_status launch_push(cupat_ctx *ctx, size_t n, const void *x, void *y, const dist_push &q,
+                         unsigned long long epoch, int grid)
 {
-    bool vec = true;
-    for (int r = 0; r < q.p; r++)
-        vec = vec && (uintptr_t)q.src[r] % 16 == 0 && (uintptr_t)q.dst[r] % 16 == 0;
     constexpr int V = 16 / sizeof(T);
-    const size_t items = vec ? n / V : n;
-    size_t blocks = (items + 511) / 512;
-    const size_t cap = (size_t)ctx->sm_count * 8;
-    if (blocks > cap) blocks = cap;
-    if (blocks == 0) blocks = 1;
-    if (vec) k_direct<T, OP, V><<<(unsigned)blocks, 256, 0, ctx->stream>>>(n, q);
-    else k_direct<T, OP, 1><<<(unsigned)blocks, 256, 0, ctx->stream>>>(n, q);
-    return cupat__launched(ctx, "dist k_direct");
+    const bool vec = (uintptr_t)x % 16 == 0 && (uintptr_t)y % 16 == 0;
+    if (vec)
+        k_push<T, OP, V><<<(unsigned)grid, PUSH_THREADS, 0, ctx->stream>>>(n, static_cast<const T *>(x),
+                                                                           static_cast<T *>(y), q, epoch);
+    else
+        k_push<T, OP, 1><<<(unsigned)grid, PUSH_THREADS, 0, ctx->stream>>>(n, static_cast<const T *>(x),
+                                                                           static_cast<T *>(y), q, epoch);
+    return cupat__launched(ctx, "dist k_push");
 }
 
 template <class T>
-cupat_status direct_op(cupat_ctx *ctx, cupat_op op, size_t n, const Ptrs &q)
+cupat_status push_op(cupat_ctx *ctx, cupat_op op, size_t n, const void *x, void *y, const dist_push &q,
+                     unsigned long long epoch, int grid)
 {
     switch (op) {
-    case CUPAT_OP_SUM: return launch_direct<T, OP_SUM>(ctx, n, q);
-    case CUPAT_OP_MIN: return launch_direct<T, OP_MIN>(ctx, n, q);
-    default: return launch_direct<T, OP_MAX>(ctx, n, q);
+    case CUPAT_OP_SUM: return launch_push<T, OP_SUM>(ctx, n, x, y, q, epoch, grid);
+    case CUPAT_OP_MIN: return launch_push<T, OP_MIN>(ctx, n, x, y, q, epoch, grid);
+    default: return launch_push<T, OP_MAX>(ctx, n, x, y, q, epoch, grid);
     }
 }
 
@@ -319,22 +378,21 @@ cupat_status cupat__dist_partition(cupat_ctx *ctx, cupat_type t, cupat_sort_orde
     return partition_cuda<unsigned long long>(ctx, t, order, n, keys, p, split, tables, out, bucket_n);
 }
 
-cupat_status cupat__dist_combine_direct(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, int p,
-                                        const void *const *src, void *const *dst)
+cupat_status cupat__dist_push_round(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, const void *x, void *y,
+                                    const dist_push *q, unsigned long long epoch, int grid)
 {
-    if (n == 0) return CUPAT_SUCCESS;
-    Ptrs q = {};
-    q.p = p;
-    for (int r = 0; r < p; r++) q.src[r] = src[r], q.dst[r] = dst[r];
+    // a grid of more blocks than chunks: the extra ones return at once
+    const size_t chunks = (n * cupat_type_size(type) + DIST_IPC_CHUNK - 1) / DIST_IPC_CHUNK;
+    if (chunks < (size_t)grid) grid = (int)(chunks ? chunks : 1);
     switch (type) {
-    case CUPAT_F32: return direct_op<float>(ctx, op, n, q);
-    case CUPAT_F64: return direct_op<double>(ctx, op, n, q);
-    case CUPAT_I32: return direct_op<int32_t>(ctx, op, n, q);
-    case CUPAT_U32: return direct_op<uint32_t>(ctx, op, n, q);
-    case CUPAT_I64: return direct_op<int64_t>(ctx, op, n, q);
-    case CUPAT_U64: return direct_op<uint64_t>(ctx, op, n, q);
+    case CUPAT_F32: return push_op<float>(ctx, op, n, x, y, *q, epoch, grid);
+    case CUPAT_F64: return push_op<double>(ctx, op, n, x, y, *q, epoch, grid);
+    case CUPAT_I32: return push_op<int32_t>(ctx, op, n, x, y, *q, epoch, grid);
+    case CUPAT_U32: return push_op<uint32_t>(ctx, op, n, x, y, *q, epoch, grid);
+    case CUPAT_I64: return push_op<int64_t>(ctx, op, n, x, y, *q, epoch, grid);
+    case CUPAT_U64: return push_op<uint64_t>(ctx, op, n, x, y, *q, epoch, grid);
     }
-    return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat__dist_combine_direct: type %d", (int)type);
+    return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat__dist_push_round: type %d", (int)type);
 }
 
 cupat_status cupat__dist_combine(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n, const void *a,
