@@ -20,7 +20,7 @@
 #include <string.h>
 
 /* Samples each rank contributes to the choice of splitters. */
-#define SAMPLES_PER_RANK 256
+#define SAMPLES_PER_RANK 2048
 /* Largest piece of one MPI message. */
 #define MPI_PIECE ((size_t)1 << 30)
 
@@ -212,6 +212,7 @@ cupat_status cupat__dist_side(cupat_comm *c)
 void cupat_comm_destroy(cupat_comm *comm)
 {
     if (!comm) return;
+    cupat__dist_ipc_close(comm); /* collective: before the side stream goes */
     for (int i = 0; i < DIST_BUFFERS; i++) cupat_free(comm->ctx, comm->buf[i]);
     for (int i = 0; i < 2; i++) cupat_free_host(comm->ctx, comm->stage[i]);
     if (comm->side) {
@@ -221,7 +222,6 @@ void cupat_comm_destroy(cupat_comm *comm)
         for (int i = 0; i < 2; i++)
             if (comm->ev[i]) cudaEventDestroy(comm->ev[i]);
     }
-    cupat__dist_ipc_close(comm);
     if (comm->nccl) {
         cudaSetDevice(comm->ctx->device);
         cupat__nccl(NULL)->comm_destroy((nccl_comm_t)comm->nccl);
@@ -593,7 +593,7 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
         *n_out = n;
         return CUPAT_SUCCESS;
     }
-    uint64_t split[DIST_MAX_BUCKETS], scount[DIST_MAX_BUCKETS], rcount[DIST_MAX_BUCKETS];
+    uint64_t split[DIST_MAX_BUCKETS], scount[DIST_MAX_BUCKETS], rcount[DIST_MAX_BUCKETS] = {0};
     size_t bucket_n[DIST_MAX_BUCKETS];
     dist_xfer x[DIST_MAX_BUCKETS];
     void *part = NULL, *tables = NULL, *recv = NULL, *res = NULL;
@@ -609,7 +609,10 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
     CUPAT_TRY(cupat__dist_partition(ctx, key_type, order, n, keys, p, split, tables, part, bucket_n));
     dist_phase(comm, DIST_PHASE_SPLIT);
     for (int r = 0; r < p; r++) scount[r] = bucket_n[r];
-    DIST_MPI_TRY(ctx, fn, MPI_Alltoall(scount, 1, MPI_UINT64_T, rcount, 1, MPI_UINT64_T, comm->mpi));
+    /* every rank's counts to every rank: mat[s * p + r] keys go from s to r */
+    uint64_t mat[DIST_MAX_BUCKETS * DIST_MAX_BUCKETS]; /* 32 KiB */
+    DIST_MPI_TRY(ctx, fn, MPI_Allgather(scount, p, MPI_UINT64_T, mat, p, MPI_UINT64_T, comm->mpi));
+    for (int r = 0; r < p; r++) rcount[r] = mat[(size_t)r * p + me];
     size_t total = 0, from_others = 0;
     for (int r = 0; r < p; r++) {
         if (rcount[r] > (SIZE_MAX / es - total))
@@ -621,7 +624,25 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
      * exchange on the communicator's second stream), then what arrived is
      * sorted, and the two sorted runs merge into the output */
     if (total) CUPAT_TRY(cupat_malloc(ctx, &res, total * es));
-    cupat_status s = from_others ? cupat__dist_buffer(comm, DIST_BUF_RECV, from_others * es, &recv) : CUPAT_SUCCESS;
+    /* GPUs of one node with peer access: what arrives lands in a block the
+     * senders map (copy engines over NVLink, no SMs taken from the own
+     * sort); otherwise in a buffer of our own through the transport */
+    int direct = 0;
+    cupat_status s = CUPAT_SUCCESS;
+    if (cuda && comm->ipc) {
+        uint64_t most = 0;
+        for (int r = 0; r < p; r++) {
+            uint64_t in = 0;
+            for (int q = 0; q < p; q++)
+                if (q != r) in += mat[(size_t)q * p + r];
+            if (in > most) most = in;
+        }
+        s = most ? cupat__dist_shared(comm, fn, DIST_SHARED_SORT, (size_t)most * es) : CUPAT_SUCCESS;
+        direct = most && s == CUPAT_SUCCESS;
+        if (s == CUPAT_ERROR_NOT_SUPPORTED) s = CUPAT_SUCCESS, ctx->err[0] = '\0'; /* the transport instead */
+        if (direct) recv = comm->shared[DIST_SHARED_SORT].mem;
+    }
+    if (s == CUPAT_SUCCESS && from_others && !direct) s = cupat__dist_buffer(comm, DIST_BUF_RECV, from_others * es, &recv);
     cudaStream_t side = NULL;
     if (s == CUPAT_SUCCESS && cuda) {
         s = cupat__dist_side(comm);
@@ -644,7 +665,31 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
     const size_t nown = scount[me];
     if (s == CUPAT_SUCCESS && cuda) /* GPU: the own sort queued first, so it runs under the exchange */
         s = cupat_sort(ctx, key_type, 0, order, nown, own, own, NULL, NULL);
-    if (s == CUPAT_SUCCESS) s = cupat__dist_exchange(comm, fn, p, x, side);
+    if (s == CUPAT_SUCCESS && direct) {
+        /* our bucket r to rank r's block, after the arrivals there from the
+         * ranks before us. Its previous contents are free: every rank read
+         * its bucket sizes (a stream wait) after its last call's merge, and
+         * the counts' allgather above followed that on every rank. */
+        for (int r = 0; r < p && s == CUPAT_SUCCESS; r++) {
+            if (r == me || !scount[r]) continue;
+            uint64_t at = 0;
+            for (int q = 0; q < me; q++)
+                if (q != r) at += mat[(size_t)q * p + r];
+            s = cupat__cuda(ctx,
+                            cudaMemcpyAsync((char *)comm->shared[DIST_SHARED_SORT].peer[r] + at * es, x[r].send,
+                                            scount[r] * es, cudaMemcpyDeviceToDevice, side),
+                            "cudaMemcpyAsync (to a peer)");
+        }
+        /* ours sent, then everyone's: what we receive is here */
+        if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaStreamSynchronize(side), "cudaStreamSynchronize");
+        int ok = s == CUPAT_SUCCESS, every = 0;
+        const int e = MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, comm->mpi);
+        if (s == CUPAT_SUCCESS && e != MPI_SUCCESS) s = cupat__dist_mpi_fail(ctx, fn, "MPI_Allreduce", e);
+        if (s == CUPAT_SUCCESS && !every)
+            s = cupat__fail(ctx, CUPAT_ERROR_CUDA, "%s: the exchange failed on another rank", fn);
+    } else if (s == CUPAT_SUCCESS) {
+        s = cupat__dist_exchange(comm, fn, p, x, side);
+    }
     if (s == CUPAT_SUCCESS && !cuda) s = cupat_sort(ctx, key_type, 0, order, nown, own, own, NULL, NULL);
     if (s == CUPAT_SUCCESS && cuda) {
         s = cupat__cuda(ctx, cudaEventRecord(comm->ev[1], side), "cudaEventRecord");

@@ -33,6 +33,15 @@ typedef enum dist_transport {
 #define DIST_IPC_CHUNKS 2048
 #define DIST_IPC_SLOT_MAX (DIST_IPC_CHUNK * DIST_IPC_CHUNKS)
 
+/* A block of device memory every rank owns one of and every other rank maps
+ * (CUDA IPC; only where c->ipc). Library-owned: never the user's memory. */
+typedef struct dist_shared {
+    void *mem;                          /* own (cudaMalloc), zeroed when made */
+    size_t bytes;                       /* its size: the same on every rank */
+    void *peer[DIST_IPC_MAX_RANKS];     /* rank r's block, mapped here */
+} dist_shared;
+enum { DIST_SHARED_ALLREDUCE = 0, DIST_SHARED_SORT = 1, DIST_SHARED_BLOCKS = 2 };
+
 struct cupat_comm {
     cupat_ctx *ctx;
     MPI_Comm mpi; /* duplicated from the caller's, errors returned */
@@ -62,9 +71,7 @@ struct cupat_comm {
      * the peers' library-owned blocks, mapped once (dist_ipc.c) */
     int ipc;
     int ipc_grid;                           /* blocks a round, the same on every rank */
-    void *ipc_mem;                          /* own block: flags, then two halves of slots */
-    size_t ipc_slot;                        /* bytes a slot holds */
-    void *ipc_peer[DIST_IPC_MAX_RANKS];      /* the peers' blocks mapped here */
+    dist_shared shared[DIST_SHARED_BLOCKS]; /* the all-reduce's inboxes, the sort's arrivals */
     unsigned long long ipc_epoch;           /* rounds so far: each round's flag value */
 };
 
@@ -74,8 +81,12 @@ extern size_t cupat__dist_ipc_slot_cap;
 
 /* Decide c->ipc (collective: every rank learns the same answer). */
 cupat_status cupat__dist_ipc_init(cupat_comm *c, const char *fn);
-/* Unmap the peers' blocks and free ours (nothing of ours still running). */
+/* Unmap the peers' shared blocks and free ours (collective). */
 void cupat__dist_ipc_close(cupat_comm *c);
+/* c->shared[i] of at least `bytes` on every rank, mapped by every rank
+ * (collective: every rank passes the same bytes). CUPAT_ERROR_NOT_SUPPORTED
+ * on every rank alike where some rank could not make or map it. */
+cupat_status cupat__dist_shared(cupat_comm *c, const char *fn, int i, size_t bytes);
 /* The all-reduce through IPC (collective, stream-ordered: returns once the
  * rounds are queued). CUPAT_ERROR_NOT_SUPPORTED (on every rank alike,
  * nothing done) where the blocks could not be shared: the caller then

@@ -12,6 +12,10 @@
  * another process (freeing an exported allocation that a peer still maps
  * is undefined behaviour, and the user may free x the moment we return).
  *
+ * The block is one of the communicator's shared blocks (cupat__dist_shared:
+ * every rank's, mapped by every other once, remade larger when a call needs
+ * more); the sample sort's exchange lands in another.
+ *
  * Why two halves suffice: a rank starts round e + 2 (writing half e % 2 of
  * its peers) only after its round e + 1 kernel saw every peer's round
  * e + 1 flags, which a peer raises only after its round e kernel ended,
@@ -84,69 +88,68 @@ cupat_status cupat__dist_ipc_init(cupat_comm *c, const char *fn)
 
 /* Unmaps the peers' blocks, then frees ours once every rank has unmapped it
  * (barrier: a peer must close a mapping before its owner frees it). The
- * barrier is taken where the blocks were shared (ipc_slot set: the same on
+ * barrier is taken where the blocks were shared (bytes set: the same on
  * every rank). */
-static void ipc_release(cupat_comm *c, int barrier)
+static void shared_release(cupat_comm *c, dist_shared *b, int barrier)
 {
     cudaSetDevice(c->ctx->device);
-    cudaStreamSynchronize(c->ctx->stream); /* no round of ours still running */
+    cudaStreamSynchronize(c->ctx->stream); /* nothing of ours still using them */
+    if (c->side) cudaStreamSynchronize(c->side);
     for (int r = 0; r < DIST_IPC_MAX_RANKS; r++) {
-        if (c->ipc_peer[r]) cudaIpcCloseMemHandle(c->ipc_peer[r]);
-        c->ipc_peer[r] = NULL;
+        if (b->peer[r]) cudaIpcCloseMemHandle(b->peer[r]);
+        b->peer[r] = NULL;
     }
     if (barrier) MPI_Barrier(c->mpi);
-    if (c->ipc_mem) cudaFree(c->ipc_mem);
-    c->ipc_mem = NULL;
-    c->ipc_slot = 0;
+    if (b->mem) cudaFree(b->mem);
+    b->mem = NULL;
+    b->bytes = 0;
     (void)cudaGetLastError();
 }
 
 void cupat__dist_ipc_close(cupat_comm *c)
 {
-    if (c->ipc_mem || c->ipc_slot) ipc_release(c, c->ipc_slot > 0);
+    for (int i = 0; i < DIST_SHARED_BLOCKS; i++)
+        if (c->shared[i].mem) shared_release(c, &c->shared[i], c->shared[i].bytes > 0);
 }
 
-/* Every rank's block with slots of at least `slot` bytes (collective: every
- * rank asks for the same). Grows by remaking it: every rank's kernels done
- * and a barrier first, so no peer still writes to or reads the old one. */
-static cupat_status ipc_blocks(cupat_comm *c, const char *fn, size_t slot)
+/* Every rank's block i of at least `bytes` (collective: every rank asks for
+ * the same), zeroed where made. Grows by remaking it: every rank's work on
+ * it done and a barrier first, so no peer still writes to or reads the old
+ * one. */
+cupat_status cupat__dist_shared(cupat_comm *c, const char *fn, int i, size_t bytes)
 {
-    if (c->ipc_mem && c->ipc_slot >= slot) return CUPAT_SUCCESS;
+    dist_shared *b = &c->shared[i];
+    if (b->mem && b->bytes >= bytes) return CUPAT_SUCCESS;
     cupat_ctx *ctx = c->ctx;
     const int p = c->size;
     size_t want = (size_t)1 << 20; /* powers of two from 1 MiB: few remakes */
-    while (want < slot) want *= 2;
-    if (want > DIST_IPC_SLOT_MAX) want = slot;
-    /* every rank's rounds done (its kernels waited for every push to it),
-     * the old blocks unmapped everywhere, then freed */
-    if (c->ipc_slot) ipc_release(c, 1);
+    while (want < bytes) want *= 2;
+    if (b->bytes) shared_release(c, b, 1);
     cudaIpcMemHandle_t h, *all = calloc((size_t)p, sizeof h);
     if (!all) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     memset(&h, 0, sizeof h);
-    const size_t bytes = flags_bytes() + 2 * (size_t)p * want;
-    cupat_status s = cupat__cuda(ctx, cudaMalloc(&c->ipc_mem, bytes), "cudaMalloc (all-reduce inboxes)");
-    if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaMemset(c->ipc_mem, 0, flags_bytes()), "cudaMemset");
+    cupat_status s = cupat__cuda(ctx, cudaMalloc(&b->mem, want), "cudaMalloc (shared block)");
+    if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaMemset(b->mem, 0, want), "cudaMemset");
     if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaIpcGetMemHandle(&h, c->ipc_mem), "cudaIpcGetMemHandle");
+    if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaIpcGetMemHandle(&h, b->mem), "cudaIpcGetMemHandle");
     int e = MPI_Allgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, c->mpi);
     for (int r = 0; r < p && s == CUPAT_SUCCESS && e == MPI_SUCCESS; r++)
         if (r != c->rank)
-            s = cupat__cuda(ctx, cudaIpcOpenMemHandle(&c->ipc_peer[r], all[r], cudaIpcMemLazyEnablePeerAccess),
+            s = cupat__cuda(ctx, cudaIpcOpenMemHandle(&b->peer[r], all[r], cudaIpcMemLazyEnablePeerAccess),
                             "cudaIpcOpenMemHandle");
     free(all);
     if (e != MPI_SUCCESS) {
-        ipc_release(c, 0);
+        shared_release(c, b, 0);
         return cupat__dist_mpi_fail(ctx, fn, "MPI_Allgather (IPC handles)", e);
     }
-    /* all or none: a rank that failed makes every rank take the staged form */
+    /* all or none: a rank that failed makes every rank take the other form */
     int ok = s == CUPAT_SUCCESS, every = 0;
     DIST_MPI_TRY(ctx, fn, MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, c->mpi));
     if (!every) {
-        ipc_release(c, 1);
-        c->ipc = 0;
-        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "%s: the all-reduce inboxes could not be shared", fn);
+        shared_release(c, b, 1);
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "%s: a block could not be shared between the ranks", fn);
     }
-    c->ipc_slot = want;
+    b->bytes = want;
     return CUPAT_SUCCESS;
 }
 
@@ -155,8 +158,17 @@ cupat_status cupat__dist_allreduce_ipc(cupat_comm *c, const char *fn, cupat_type
 {
     const int p = c->size, me = c->rank;
     const size_t es = cupat_type_size(type), slot = slot_bytes_for(p, n * es);
-    CUPAT_TRY(ipc_blocks(c, fn, slot));
-    const size_t half = (size_t)p * c->ipc_slot, round = slot / es;
+    /* the slot size a block holds is its size's, so every call with the
+     * same need finds it (powers of two past the flags) */
+    dist_shared *b = &c->shared[DIST_SHARED_ALLREDUCE];
+    const size_t need = flags_bytes() + 2 * (size_t)p * slot;
+    const cupat_status s = cupat__dist_shared(c, fn, DIST_SHARED_ALLREDUCE, need);
+    if (s != CUPAT_SUCCESS) {
+        if (s == CUPAT_ERROR_NOT_SUPPORTED) c->ipc = 0;
+        return s;
+    }
+    const size_t slot_at = (b->bytes - flags_bytes()) / (2 * (size_t)p) / DIST_IPC_CHUNK * DIST_IPC_CHUNK;
+    const size_t half = (size_t)p * slot_at, round = slot / es;
     for (size_t r0 = 0; r0 < n; r0 += round) {
         const size_t m = n - r0 < round ? n - r0 : round;
         const unsigned long long epoch = ++c->ipc_epoch;
@@ -165,12 +177,12 @@ cupat_status cupat__dist_allreduce_ipc(cupat_comm *c, const char *fn, cupat_type
         memset(&q, 0, sizeof q);
         q.p = p;
         q.me = me;
-        q.flags = (unsigned long long *)c->ipc_mem;
+        q.flags = (unsigned long long *)b->mem;
         for (int r = 0; r < p; r++) {
-            q.in[r] = (char *)c->ipc_mem + hoff + (size_t)r * c->ipc_slot;
+            q.in[r] = (char *)b->mem + hoff + (size_t)r * slot_at;
             if (r == me) continue;
-            q.peer_flags[r] = (unsigned long long *)c->ipc_peer[r] + (size_t)me * DIST_IPC_CHUNKS;
-            q.peer_in[r] = (char *)c->ipc_peer[r] + hoff + (size_t)me * c->ipc_slot;
+            q.peer_flags[r] = (unsigned long long *)b->peer[r] + (size_t)me * DIST_IPC_CHUNKS;
+            q.peer_in[r] = (char *)b->peer[r] + hoff + (size_t)me * slot_at;
         }
         CUPAT_TRY(cupat__dist_push_round(c->ctx, type, op, m, (const char *)x + r0 * es, (char *)y + r0 * es, &q,
                                          epoch, c->ipc_grid));

@@ -51,11 +51,16 @@ cupat_status launch_op(cupat_ctx *ctx, cupat_op op, size_t n, const void *a, con
 
 // ----------------------------------------------------------------- push --
 // One round of the direct all-reduce (dist_ipc.c says the protocol). Block b
-// takes chunks b, b + grid, ...: loads its chunk of x into registers, stores
-// it to every peer's inbox slot for this rank (NVLink writes, posted), raises
-// the chunk's flag at each peer, waits for every peer's flag of the chunk in
-// its own block, then combines in rank order: its own registers at its
-// rank's turn, the inboxes (local memory, read past L1) at the others'.
+// takes chunks b, b + grid, ... For each it first pushes the next one (x's
+// chunk loaded into registers, stored to every peer's inbox slot for this
+// rank over NVLink, the chunk's flag raised at each peer), then waits for
+// every peer's flag of the current chunk in its own block and combines it
+// in rank order: x again at its own rank's turn (local and cheap: the link
+// is the bottleneck), the inboxes (local, read past L1) at the others'. The
+// push runs one chunk ahead so the link stays busy while a block waits and
+// combines. x may be y (in place): x's chunk c is read (pushed) before y's
+// chunk c is written, and the combine reads and writes the same elements
+// in the same thread.
 constexpr int PUSH_THREADS = 512;
 
 __device__ __forceinline__ void st_release_sys(unsigned long long *p, unsigned long long v)
@@ -76,49 +81,76 @@ __device__ __forceinline__ unsigned long long global_ns()
 }
 
 // V elements a vector (16 bytes, or 1 where x or y is not 16-byte aligned).
+template <class T, int V> struct alignas(sizeof(T) * V) PushVec {
+    T v[V];
+};
+
+// Vector k of this thread in a chunk of m valid elements at p: whole, or
+// element by element at the end (the rest zero).
+template <class T, int V, bool CG>
+__device__ __forceinline__ PushVec<T, V> push_load(const T *p, int e, int m)
+{
+    PushVec<T, V> r;
+    if (e + V <= m) {
+        if constexpr (CG && V * sizeof(T) == 16) {
+            const uint4 u = __ldcg(reinterpret_cast<const uint4 *>(p + e));
+            memcpy(&r, &u, 16);
+        } else if constexpr (CG) {
+            for (int j = 0; j < V; j++) r.v[j] = __ldcg(p + e + j);
+        } else {
+            r = *reinterpret_cast<const PushVec<T, V> *>(p + e);
+        }
+    } else {
+        for (int j = 0; j < V; j++) r.v[j] = e + j < m ? (CG ? __ldcg(p + e + j) : p[e + j]) : T();
+    }
+    return r;
+}
+template <class T, int V> __device__ __forceinline__ void push_store(T *p, int e, int m, const PushVec<T, V> &v)
+{
+    if (e + V <= m) *reinterpret_cast<PushVec<T, V> *>(p + e) = v;
+    else
+        for (int j = 0; j < V && e + j < m; j++) p[e + j] = v.v[j];
+}
+
 template <class T, int OP, int V>
-__global__ void __launch_bounds__(PUSH_THREADS, 2) k_push(size_t n, const T *__restrict__ x, T *y, dist_push q,
-                                                      unsigned long long epoch)
+__global__ void __launch_bounds__(PUSH_THREADS, 2) k_push(size_t n, const T *x, T *y, dist_push q,
+                                                          unsigned long long epoch)
 {
     typedef Red<T, OP> R;
     typedef typename R::Acc Acc;
-    struct alignas(sizeof(T) * V) Vec {
-        T v[V];
-    };
+    typedef PushVec<T, V> Vec;
     constexpr int CE = (int)(DIST_IPC_CHUNK / sizeof(T)); // elements a chunk
     constexpr int ITEMS = CE / (V * PUSH_THREADS);         // vectors a thread a chunk
     static_assert(ITEMS * V * PUSH_THREADS == CE, "a chunk is whole vectors of every thread");
     const size_t nch = (n + CE - 1) / CE;
-    for (size_t c = blockIdx.x; c < nch; c += gridDim.x) {
+    auto valid = [&](size_t c) { return n - c * CE < (size_t)CE ? (int)(n - c * CE) : CE; };
+    auto push = [&](size_t c) {
         const size_t c0 = c * CE;
-        const int m = n - c0 < (size_t)CE ? (int)(n - c0) : CE;
+        const int m = valid(c);
         Vec v[ITEMS];
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) {
-            const int e = (threadIdx.x + k * PUSH_THREADS) * V;
-            if (e + V <= m) v[k] = *reinterpret_cast<const Vec *>(x + c0 + e);
-            else
-                for (int j = 0; j < V; j++) v[k].v[j] = e + j < m ? x[c0 + e + j] : T();
-        }
+        for (int k = 0; k < ITEMS; k++) v[k] = push_load<T, V, false>(x + c0, (threadIdx.x + k * PUSH_THREADS) * V, m);
         for (int r = 0; r < q.p; r++) {
             if (r == q.me) continue;
             T *to = static_cast<T *>(q.peer_in[r]) + c0;
 #pragma unroll
-            for (int k = 0; k < ITEMS; k++) {
-                const int e = (threadIdx.x + k * PUSH_THREADS) * V;
-                if (e + V <= m) *reinterpret_cast<Vec *>(to + e) = v[k];
-                else
-                    for (int j = 0; j < V && e + j < m; j++) to[e + j] = v[k].v[j];
-            }
+            for (int k = 0; k < ITEMS; k++) push_store<T, V>(to, (threadIdx.x + k * PUSH_THREADS) * V, m, v[k]);
         }
-        // every thread's stores before the flags; one thread a peer signals,
-        // then waits for that peer's chunk (a dead peer: give up after 10 s
-        // rather than hold the GPU)
+        // every thread's stores before the flags: one thread a peer raises it
         __syncthreads();
         const int r = threadIdx.x;
         if (r < q.p && r != q.me) {
             __threadfence_system();
             st_release_sys(q.peer_flags[r] + c, epoch);
+        }
+    };
+    if (blockIdx.x < nch) push(blockIdx.x);
+    for (size_t c = blockIdx.x; c < nch; c += gridDim.x) {
+        if (c + gridDim.x < nch) push(c + gridDim.x);
+        // every peer's chunk c here (a dead peer: give up after 10 s rather
+        // than hold the GPU; the result is then wrong)
+        const int r = threadIdx.x;
+        if (r < q.p && r != q.me) {
             const unsigned long long *f = q.flags + (size_t)r * DIST_IPC_CHUNKS + c;
             if (ld_acquire_sys(f) < epoch) {
                 const unsigned long long t0 = global_ns();
@@ -127,39 +159,26 @@ __global__ void __launch_bounds__(PUSH_THREADS, 2) k_push(size_t n, const T *__r
             }
         }
         __syncthreads();
+        const size_t c0 = c * CE;
+        const int m = valid(c);
         Acc acc[ITEMS][V];
         for (int s = 0; s < q.p; s++) {
 #pragma unroll
             for (int k = 0; k < ITEMS; k++) {
                 const int e = (threadIdx.x + k * PUSH_THREADS) * V;
-                Vec b;
-                if (s == q.me) b = v[k];
-                else if (e + V <= m) {
-                    // 16 bytes through L2 (the peer's writes land there)
-                    const T *from = static_cast<const T *>(q.in[s]) + c0 + e;
-                    if constexpr (V * sizeof(T) == 16) {
-                        const uint4 u = __ldcg(reinterpret_cast<const uint4 *>(from));
-                        memcpy(&b, &u, 16);
-                    } else {
-                        for (int j = 0; j < V; j++) b.v[j] = __ldcg(from + j);
-                    }
-                } else {
-                    const T *from = static_cast<const T *>(q.in[s]) + c0 + e;
-                    for (int j = 0; j < V; j++) b.v[j] = e + j < m ? __ldcg(from + j) : T();
-                }
+                const Vec b = s == q.me ? push_load<T, V, false>(x + c0, e, m)
+                                        : push_load<T, V, true>(static_cast<const T *>(q.in[s]) + c0, e, m);
 #pragma unroll
-                for (int j = 0; j < V; j++) acc[k][j] = s == 0 ? R::lift(b.v[j], 0) : R::comb(acc[k][j], R::lift(b.v[j], 0));
+                for (int j = 0; j < V; j++)
+                    acc[k][j] = s == 0 ? R::lift(b.v[j], 0) : R::comb(acc[k][j], R::lift(b.v[j], 0));
             }
         }
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
-            const int e = (threadIdx.x + k * PUSH_THREADS) * V;
             Vec out;
 #pragma unroll
             for (int j = 0; j < V; j++) R::store(&out.v[j], acc[k][j]);
-            if (e + V <= m) *reinterpret_cast<Vec *>(y + c0 + e) = out;
-            else
-                for (int j = 0; j < V && e + j < m; j++) y[c0 + e + j] = out.v[j];
+            push_store<T, V>(y + c0, (threadIdx.x + k * PUSH_THREADS) * V, m, out);
         }
     }
 }
