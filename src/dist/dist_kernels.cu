@@ -291,6 +291,61 @@ __global__ void __launch_bounds__(PT_BLOCK) k_bucket(const U *__restrict__ keys,
     }
 }
 
+// Two buckets in one pass (two ranks, the common case): bucket 0 fills the
+// output from the front and bucket 1 from the back, each block taking its
+// places with one global atomic a bucket (the order inside a bucket is
+// free), so the keys are read once and written once; no count pass, no scan.
+template <class U>
+__global__ void __launch_bounds__(PT_BLOCK, 3) k_split2(const U *__restrict__ keys, size_t n, Xf<U> xf, U s0,
+                                                     unsigned long long *__restrict__ cursor, U *__restrict__ out)
+{
+    constexpr int WARPS = PT_BLOCK / 32;
+    __shared__ unsigned wc[2][WARPS];
+    __shared__ unsigned long long base[2];
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32, lt = (1u << lane) - 1;
+    const size_t t0 = (size_t)blockIdx.x * PT_TILE;
+    U key[PT_ITEMS];
+#pragma unroll
+    for (int q = 0; q < PT_ITEMS; q++) {
+        const size_t i = t0 + (size_t)q * PT_BLOCK + threadIdx.x;
+        key[q] = i < n ? keys[i] : U(0);
+    }
+    // each key's place among its warp's keys of its bucket
+    unsigned short rank[PT_ITEMS];
+    unsigned hi = 0, c0 = 0, c1 = 0; // hi: bit q set = key q goes to bucket 1
+#pragma unroll
+    for (int q = 0; q < PT_ITEMS; q++) {
+        const bool valid = t0 + (size_t)q * PT_BLOCK + threadIdx.x < n;
+        const bool b = s0 < xf.fwd(key[q]);
+        const unsigned m0 = __ballot_sync(~0u, valid && !b), m1 = __ballot_sync(~0u, valid && b);
+        rank[q] = (unsigned short)(b ? c1 + __popc(m1 & lt) : c0 + __popc(m0 & lt));
+        hi |= (unsigned)b << q;
+        c0 += __popc(m0);
+        c1 += __popc(m1);
+    }
+    if (lane == 0) wc[0][w] = c0, wc[1][w] = c1;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned t[2] = {0, 0};
+        for (int k = 0; k < WARPS; k++)
+            for (int b = 0; b < 2; b++) {
+                const unsigned c = wc[b][k];
+                wc[b][k] = t[b];
+                t[b] += c;
+            }
+        base[0] = t[0] ? atomicAdd(&cursor[0], (unsigned long long)t[0]) : 0;
+        base[1] = t[1] ? atomicAdd(&cursor[1], (unsigned long long)t[1]) : 0;
+    }
+    __syncthreads();
+    const unsigned long long b0 = base[0] + wc[0][w], b1 = base[1] + wc[1][w];
+#pragma unroll
+    for (int q = 0; q < PT_ITEMS; q++) {
+        if (t0 + (size_t)q * PT_BLOCK + threadIdx.x >= n) break;
+        if ((hi >> q) & 1) out[n - 1 - (b1 + rank[q])] = key[q];
+        else out[b0 + rank[q]] = key[q];
+    }
+}
+
 template <class U>
 cupat_status partition_cuda(cupat_ctx *ctx, cupat_type t, cupat_sort_order order, size_t n, const void *keys, int p,
                             const uint64_t *split, void *tables, void *out, size_t *bucket_n)
@@ -302,6 +357,17 @@ cupat_status partition_cuda(cupat_ctx *ctx, cupat_type t, cupat_sort_order order
     for (int r = 0; r + 1 < p; r++) sp.s[r] = (U)(split[r] ^ (order == CUPAT_SORT_DESCENDING ? ~0ull : 0ull));
     unsigned long long *counts = static_cast<unsigned long long *>(tables), *offs = counts + m;
     const U *k = static_cast<const U *>(keys);
+    if (p == 2) {
+        CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(counts, 0, 2 * sizeof *counts, ctx->stream));
+        k_split2<U><<<(unsigned)blocks, PT_BLOCK, 0, ctx->stream>>>(k, n, xf, sp.s[0], counts, static_cast<U *>(out));
+        CUPAT_TRY(cupat__launched(ctx, "dist k_split2"));
+        unsigned long long front = 0;
+        CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(&front, counts, sizeof front, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
+        bucket_n[0] = (size_t)front;
+        bucket_n[1] = n - (size_t)front;
+        return CUPAT_SUCCESS;
+    }
     k_bucket<U, false><<<(unsigned)blocks, PT_BLOCK, 0, ctx->stream>>>(k, n, xf, sp, counts, nullptr);
     CUPAT_TRY(cupat__launched(ctx, "dist k_bucket (count)"));
     CUPAT_TRY(cupat_scan(ctx, CUPAT_U64, CUPAT_OP_SUM, CUPAT_SCAN_EXCLUSIVE, m, counts, offs));
