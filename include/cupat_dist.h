@@ -64,9 +64,14 @@ cupat_status cupat_reduce_dist(cupat_comm *comm, cupat_type type, cupat_op op, s
  * every rank) and gets y[i] = x_0[i] op x_1[i] op ... op x_{p-1}[i], combined
  * in rank order, so every rank holds the same bits, run after run. op: SUM,
  * MIN or MAX (cupat_reduce's rules for NaN). x and y are backend memory and
- * may be the same buffer (in place); any other overlap is refused. Built as
- * a reduce-scatter (rank r gathers slice r of every rank's x through the
- * transport and combines it) and an all-gather of the combined slices. */
+ * may be the same buffer (in place); any other overlap is refused. Where
+ * the ranks' GPUs share a node with peer access: each rank pushes x over
+ * NVLink into inboxes the library owns in the peers' memory and combines
+ * what arrives, one kernel a round, ordered on the context's stream (no host
+ * wait). Elsewhere: a reduce-scatter (rank r gathers slice r of every
+ * rank's x through the transport and combines it) and an all-gather of the
+ * combined slices. Collective: every rank calls it with the same n, type
+ * and op, in the same order as its other distributed calls. */
 cupat_status cupat_allreduce_dist(cupat_comm *comm, cupat_type type, cupat_op op, size_t n,
                                   const void *x, void *y);
 
@@ -75,10 +80,13 @@ cupat_status cupat_allreduce_dist(cupat_comm *comm, cupat_type type, cupat_op op
  * (release it with cupat_free; NULL when *n_out is 0) of *n_out keys, sorted
  * in `order` (cupat_sort's total order for floats). Rank 0's keys, then rank
  * 1's, ... form the whole input sorted: a permutation of all ranks' keys.
- * Local sort (cupat_sort), 32 regular samples a rank gathered everywhere,
- * p - 1 splitters, each key sent to the rank of the first splitter not below
- * it (equal keys go to one rank), an all-to-all exchange through the
- * transport, and a merge of the p sorted runs that arrived (cupat_merge).
+ * 2048 regular samples a rank gathered everywhere, p - 1 splitters, the
+ * keys partitioned into p buckets (each key to the rank of the first
+ * splitter not below it: equal keys go to one rank), the own bucket sorted
+ * (cupat_sort) while the others travel (copy engines into the peers'
+ * library-owned IPC blocks where the ranks share a node, else the
+ * transport), what arrived sorted, and the two runs merged (cupat_merge).
+ * Collective: waits for the stream (bucket sizes, the exchange).
  * key_type as cupat_sort. */
 cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_order order, size_t n,
                              const void *keys, void **out, size_t *n_out);
