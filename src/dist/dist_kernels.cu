@@ -235,6 +235,17 @@ template <class U> __device__ __forceinline__ int bucket_of(const U *sp, int p, 
     return lo;
 }
 
+// A block's tile of keys, strided by the block (coalesced), every load
+// issued before any is used (PT_ITEMS in flight a thread); past n zeros.
+template <class U> __device__ __forceinline__ void load_tile(const U *keys, size_t n, size_t t0, U (&key)[PT_ITEMS])
+{
+#pragma unroll
+    for (int q = 0; q < PT_ITEMS; q++) {
+        const size_t i = t0 + (size_t)q * PT_BLOCK + threadIdx.x;
+        key[q] = i < n ? keys[i] : U(0);
+    }
+}
+
 template <class U, bool SCATTER>
 __global__ void __launch_bounds__(PT_BLOCK) k_bucket(const U *__restrict__ keys, size_t n, Xf<U> xf, Splits<U> sp,
                                                      unsigned long long *__restrict__ table, U *__restrict__ out)
@@ -252,13 +263,8 @@ __global__ void __launch_bounds__(PT_BLOCK) k_bucket(const U *__restrict__ keys,
     __syncthreads();
     const unsigned lane = threadIdx.x & 31;
     const size_t t0 = (size_t)blockIdx.x * PT_TILE;
-    // every load of the tile issued before any is used (16 in flight a thread)
     U key[PT_ITEMS];
-#pragma unroll
-    for (int q = 0; q < PT_ITEMS; q++) {
-        const size_t i = t0 + (size_t)q * PT_BLOCK + threadIdx.x;
-        key[q] = i < n ? keys[i] : U(0);
-    }
+    load_tile(keys, n, t0, key);
 #pragma unroll
     for (int q = 0; q < PT_ITEMS; q++) {
         if (t0 + (size_t)q * PT_BLOCK + threadIdx.x >= n) break;
@@ -305,11 +311,7 @@ __global__ void __launch_bounds__(PT_BLOCK, 3) k_split2(const U *__restrict__ ke
     const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32, lt = (1u << lane) - 1;
     const size_t t0 = (size_t)blockIdx.x * PT_TILE;
     U key[PT_ITEMS];
-#pragma unroll
-    for (int q = 0; q < PT_ITEMS; q++) {
-        const size_t i = t0 + (size_t)q * PT_BLOCK + threadIdx.x;
-        key[q] = i < n ? keys[i] : U(0);
-    }
+    load_tile(keys, n, t0, key);
     // each key's place among its warp's keys of its bucket
     unsigned short rank[PT_ITEMS];
     unsigned hi = 0, c0 = 0, c1 = 0; // hi: bit q set = key q goes to bucket 1
