@@ -126,7 +126,8 @@ static void usage(FILE *f)
             "  --device N    CUDA device (the lab needs the CUDA backend)\n"
             "  -h, --help    this text\n"
             "\n"
-            "The other labs: 'cupat lab warp|atomics|float|errors|memory|streams|exec|cluster|coop|multi --help'.\n");
+            "The other labs: 'cupat lab "
+            "warp|atomics|float|errors|memory|streams|exec|cluster|coop|async|multi --help'.\n");
 }
 
 /* ------------------------------------------------------------- ncu pass -- */
@@ -834,6 +835,7 @@ int cmd_lab(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "multi")) return cmd_lab_multi(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "cluster")) return cmd_lab_cluster(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "coop")) return cmd_lab_coop(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "async")) return cmd_lab_async(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -876,7 +878,7 @@ int cmd_lab(int argc, char **argv)
     if (!sub) {
         fprintf(stderr, "%s: which lab? ('cupat lab access', 'cupat lab warp', 'cupat lab atomics', 'cupat lab float', "
                         "'cupat lab errors', 'cupat lab memory', 'cupat lab streams', 'cupat lab exec', "
-                        "'cupat lab cluster', 'cupat lab coop' or "
+                        "'cupat lab cluster', 'cupat lab coop', 'cupat lab async' or "
                         "'mpirun -np 2 cupat lab multi'; try '%s --help')\n",
                 CMD, CMD);
         return 2;
