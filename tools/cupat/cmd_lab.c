@@ -836,6 +836,7 @@ int cmd_lab(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "cluster")) return cmd_lab_cluster(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "coop")) return cmd_lab_coop(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "async")) return cmd_lab_async(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "l2")) return cmd_lab_l2(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;

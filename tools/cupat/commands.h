@@ -23,6 +23,7 @@ int cmd_lab_multi(int argc, char **argv);   /* cupat lab multi (under mpirun)   
 int cmd_lab_cluster(int argc, char **argv); /* cupat lab cluster                 */
 int cmd_lab_coop(int argc, char **argv);    /* cupat lab coop                    */
 int cmd_lab_async(int argc, char **argv);   /* cupat lab async                   */
+int cmd_lab_l2(int argc, char **argv);      /* cupat lab l2                      */
 int cmd_hist(int argc, char **argv);      /* histogram of an image file          */
 int cmd_occupancy(int argc, char **argv); /* occupancy calculator, book examples  */
 int cmd_report(int argc, char **argv);    /* charts of bench JSON (matplotlib)  */

@@ -25,6 +25,7 @@ static const command commands[] = {
                      "'lab cluster' (thread-block clusters, distributed shared memory), "
                      "'lab coop' (cooperative groups, grid sync), "
                      "'lab async' (cuda::barrier, memcpy_async, pipelines, TMA), "
+                     "'lab l2' (L2 persistence, access-policy windows, sm_90a feature sets), "
                      "'lab multi' (under mpirun: GPU links, all-reduce vs NCCL, stencil and sort scaling)"},
     {"occupancy", cmd_occupancy,
      "blocks an SM by threads, registers, shared memory; the cliffs; the books' examples"},
