@@ -127,7 +127,7 @@ static void usage(FILE *f)
             "  -h, --help    this text\n"
             "\n"
             "The other labs: 'cupat lab "
-            "warp|atomics|float|errors|memory|streams|exec|cluster|coop|async|multi --help'.\n");
+            "warp|atomics|float|errors|memory|streams|exec|cluster|coop|async|l2|multi --help'.\n");
 }
 
 /* ------------------------------------------------------------- ncu pass -- */
@@ -879,7 +879,7 @@ int cmd_lab(int argc, char **argv)
     if (!sub) {
         fprintf(stderr, "%s: which lab? ('cupat lab access', 'cupat lab warp', 'cupat lab atomics', 'cupat lab float', "
                         "'cupat lab errors', 'cupat lab memory', 'cupat lab streams', 'cupat lab exec', "
-                        "'cupat lab cluster', 'cupat lab coop', 'cupat lab async' or "
+                        "'cupat lab cluster', 'cupat lab coop', 'cupat lab async', 'cupat lab l2' or "
                         "'mpirun -np 2 cupat lab multi'; try '%s --help')\n",
                 CMD, CMD);
         return 2;
