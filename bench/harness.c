@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <cublas_v2.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <errno.h>
 #include <math.h>
@@ -291,12 +292,13 @@ cupat_status bench_run_init(bench_run *run, cupat_ctx *ctx, const bench_options 
     if (!s && on_gpu(run)) s = cupat_malloc(ctx, (void **)&run->sink, 256);
     if (!s && on_gpu(run)) s = cupat_memset(ctx, run->sink, 0, 256);
     if (!s) s = bench_fill_f32(run, run->flush, run->flush_bytes / 4, 0xF1, -1.0f, 2.0f);
-    if (!s) s = bench_ceilings_measure(ctx, &run->ceil);
+    /* an --ncu child measures no rates: a second saved per profiled row */
+    if (!s && !run->opt.ncu_child) s = bench_ceilings_measure(ctx, &run->ceil);
     if (!s) s = cupat_sync(ctx);
     return s ? bench_finish(run, s, free_run, NULL) : CUPAT_SUCCESS;
 }
 
-void bench_run_free(bench_run *run)
+void bench_run_release(bench_run *run)
 {
     if (run->ctx) {
         cupat_sync(run->ctx);
@@ -310,6 +312,15 @@ void bench_run_free(bench_run *run)
         free(ev);
     }
     if (run->cublas) cublasDestroy((cublasHandle_t)run->cublas);
+    run->flush = run->sink = run->scratch = run->events = run->cublas = NULL;
+    run->flush_bytes = run->scratch_bytes = 0;
+    run->ev_made = run->ev_count = 0;
+    run->ctx = NULL;
+}
+
+void bench_run_free(bench_run *run)
+{
+    bench_run_release(run);
     for (size_t i = 0; i < run->ntables; i++) free(run->tables[i].rows);
     free(run->tables);
     memset(run, 0, sizeof *run);
@@ -491,12 +502,57 @@ static void row_error(bench_run *run, bench_row *row, const char *when)
     snprintf(row->message, sizeof row->message, "%s%s", when, cupat_last_error(run->ctx));
 }
 
+/* --ncu-child: the one row asked for, once untimed (modules loaded, lazy
+ * set-up done, caches as the timed loop leaves them), then once inside the
+ * profiler's range: ncu --profile-from-start off sees that call's kernels
+ * and nothing else. Every other row is left as it is (not measured). */
+static void ncu_child_measure(bench_run *run, bench_table *t, bench_row *row, bench_fn fn,
+                              bench_fn prepare, void *state)
+{
+    if (run->ncu_reached || (size_t)(t - run->tables) != run->opt.ncu_table ||
+        (size_t)(row - t->rows) != run->opt.ncu_row)
+        return;
+    run->ncu_reached = 1;
+    if (strcmp(row->name, run->opt.ncu_name ? run->opt.ncu_name : "") != 0) {
+        run->ncu_failed = 1;
+        snprintf(run->ncu_message, sizeof run->ncu_message,
+                 "row %zu of table %zu is '%s' here, not '%s': this run's tables differ from "
+                 "the one that asked",
+                 run->opt.ncu_row, run->opt.ncu_table, row->name,
+                 run->opt.ncu_name ? run->opt.ncu_name : "");
+        return;
+    }
+    cupat_ctx *ctx = run->ctx;
+    cupat_status s = prepare ? prepare(run, state) : CUPAT_SUCCESS;
+    if (!s) s = fn(run, state);
+    if (!s) s = flush_caches(run);
+    if (!s) s = cupat_sync(ctx);
+    if (!s) s = cupat__cuda(ctx, cudaProfilerStart(), "cudaProfilerStart");
+    if (!s) {
+        s = fn(run, state);
+        if (!s) s = cupat_sync(ctx);
+        char msg[CUPAT_ERRMSG];
+        snprintf(msg, sizeof msg, "%s", s ? cupat_last_error(ctx) : "");
+        cupat_status stop = cupat__cuda(ctx, cudaProfilerStop(), "cudaProfilerStop");
+        if (s) cupat__fail(ctx, s, "%s", msg); /* the call's failure, not the stop's */
+        else s = stop;
+    }
+    if (s) {
+        run->ncu_failed = 1;
+        snprintf(run->ncu_message, sizeof run->ncu_message, "%s: %s", row->name,
+                 cupat_last_error(ctx));
+    }
+}
+
 void bench_measure(bench_run *run, bench_table *t, bench_row *row, bench_fn fn,
                    bench_fn prepare,
                    cupat_status (*check)(bench_run *, void *, int, bench_check *),
                    int strict, void *state)
 {
-    (void)t;
+    if (run->opt.ncu_child) {
+        ncu_child_measure(run, t, row, fn, prepare, state);
+        return;
+    }
     if (check) { /* the first call is the checked one */
         bench_check chk = {0};
         if ((prepare && prepare(run, state)) || fn(run, state) || cupat_sync(run->ctx))
@@ -542,6 +598,7 @@ void bench_table_end(bench_run *run, bench_table *t)
         if (best > 0) r->x_best = r->ms / best;
     }
     if (run->opt.progress) fprintf(stderr, "\r\033[K");
+    if (run->opt.ncu || run->opt.ncu_child) return; /* --ncu: printed with the profiles */
     bench_print_table(run, t, run->opt.out);
     fflush(run->opt.out);
 }
@@ -638,9 +695,60 @@ cupat_status bench_add_copy_row(bench_run *run, bench_table *t)
     if (!row) return CUPAT_ERROR_OUT_OF_MEMORY;
     row->technique = "reference: a copy moving the same bytes";
     run->ref_half = half;
+    if (run->opt.ncu_child) return CUPAT_SUCCESS; /* never profiled: no buffer for it */
     if (ensure_scratch(run, half)) row_error(run, row, "");
     else bench_measure(run, t, row, copy_ref, NULL, NULL, 0, NULL);
     return CUPAT_SUCCESS;
+}
+
+/* --------------------------------------------------------------- ncu -- */
+
+int bench_ncu_wanted(const bench_row *r)
+{
+    return r->kind != BENCH_ROW_REFERENCE && r->ms > 0;
+}
+
+int bench_ncu_rows(bench_run *run, const char *ncu, const char *const *argv, size_t pattern_arg)
+{
+    size_t argc = 0, total = 0, k = 0;
+    while (argv[argc]) argc++;
+    for (size_t i = 0; i < run->ntables; i++)
+        for (size_t j = 0; j < run->tables[i].nrows; j++)
+            total += (size_t)bench_ncu_wanted(&run->tables[i].rows[j]);
+    const char **args = malloc((argc + 3) * sizeof *args);
+    char spec[160];
+    int failed = 0;
+    double limit = bench_ncu_timeout();
+    for (size_t i = 0; args && i < argc; i++) args[i] = argv[i];
+    for (size_t i = 0; i < run->ntables; i++) {
+        bench_table *t = &run->tables[i];
+        for (size_t j = 0; j < t->nrows; j++) {
+            bench_row *r = &t->rows[j];
+            if (!bench_ncu_wanted(r)) continue;
+            if (!args) {
+                r->ncu.state = BENCH_NCU_ERROR;
+                snprintf(r->ncu.error, sizeof r->ncu.error, "out of host memory");
+                failed++;
+                continue;
+            }
+            /* the child finds the row by its place in the run, and checks its name */
+            size_t ti = i;
+            if (pattern_arg < argc) {
+                args[pattern_arg] = t->made_by ? t->made_by : argv[pattern_arg];
+                if (t->made_by) ti = t->made_index;
+            }
+            snprintf(spec, sizeof spec, "%zu:%zu:%s", ti, j, r->name);
+            args[argc] = "--ncu-child";
+            args[argc + 1] = spec;
+            args[argc + 2] = NULL;
+            bench_progress(run, "ncu %s %s: %s (%zu/%zu)", t->title, t->label, r->name, ++k,
+                           total);
+            if (bench_ncu_profile(ncu, args, limit, &r->ncu)) failed++;
+        }
+    }
+    if (run->opt.progress) fprintf(stderr, "\r\033[K");
+    free(args);
+    return failed;
 }
 
 /* ------------------------------------------------------------ checks -- */

@@ -8,6 +8,7 @@
 
 #include "ceilings.h"
 #include "cupat.h"
+#include "ncu.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -72,6 +73,7 @@ typedef struct bench_row {
     double x_best;    /* ms / best ms of the sweep */
     bench_verdict verdict;
     char message[256]; /* why FAIL / ERROR */
+    bench_ncu ncu;     /* --ncu: the row's call under Nsight Compute */
 } bench_row;
 
 typedef struct bench_table {
@@ -84,6 +86,11 @@ typedef struct bench_table {
     const char *note; /* a footnote line, or NULL */
     bench_row *rows;
     size_t nrows, cap;
+    /* The `cupat bench` PATTERN whose cases made it (static storage; NULL
+     * where unknown) and its place among that pattern's tables: an --ncu
+     * child runs that pattern alone. cmd_bench sets them. */
+    const char *made_by;
+    size_t made_index;
 } bench_table;
 
 /* --------------------------------------------------------------- run -- */
@@ -94,6 +101,15 @@ typedef struct bench_options {
     int progress;        /* one-line progress on stderr (cmd_bench: isatty(2)) */
     FILE *out;           /* tables go here (stdout) */
     int quick;           /* --quick: fewer repetitions (adaptive reps aim at less time) */
+    int ncu;             /* --ncu: tables printed after the profiles (bench_ncu_rows), not
+                          * as each ends */
+    /* --ncu-child T:R:NAME: this process runs under ncu for one row (row R of
+     * table T, named NAME): no ceilings, no tables, nothing else measured;
+     * that row's call once untimed, then once between cudaProfilerStart and
+     * cudaProfilerStop. */
+    int ncu_child;
+    size_t ncu_table, ncu_row;
+    const char *ncu_name;
 } bench_options;
 
 typedef struct bench_run {
@@ -107,6 +123,9 @@ typedef struct bench_run {
     bench_table *tables;
     size_t ntables, cap;
     int failures; /* rows that FAILed or errored, over the whole run */
+    /* --ncu-child: the row was reached (its call profiled unless ncu_failed) */
+    int ncu_reached, ncu_failed;
+    char ncu_message[256];
     /* private: timing resources */
     void *flush; /* read between calls to evict the caches */
     size_t flush_bytes;
@@ -129,6 +148,9 @@ cupat_status bench_run_init(bench_run *run, cupat_ctx *ctx, const bench_options 
 cupat_status bench_describe(cupat_ctx *ctx, char *device, size_t device_len, char *date,
                             size_t date_len, char *commit, size_t commit_len);
 void bench_run_free(bench_run *run);
+/* Give back what the run holds on the backend (buffers, events, cuBLAS) and
+ * forget the context; the tables stay (--ncu: the children get the memory). */
+void bench_run_release(bench_run *run);
 /* The header lines: device, backend, date, commit, ceilings. */
 void bench_print_header(const bench_run *run, FILE *f);
 
@@ -277,6 +299,20 @@ int bench_kernel_fill_u8(uint8_t *p, size_t n, uint64_t seed, cupat_stream s);
 int bench_kernel_read(const void *p, size_t bytes, float *sink, int blocks, cupat_stream s);
 /* FMA chains on blocks x 256 threads; *flops gets the flop count queued. */
 int bench_kernel_fma(float *sink, int blocks, int iters, cupat_stream s, double *flops);
+
+/* -------------------------------------------------------------- ncu -- */
+
+/* Rows --ncu profiles: those timed, but not the reference copies (a
+ * cudaMemcpy runs no kernel). */
+int bench_ncu_wanted(const bench_row *r);
+/* --ncu: every wanted row of the run under Nsight Compute, one child each:
+ * `ncu ... argv... --ncu-child T:R:NAME` (argv: this program and the bench
+ * options that make the same tables, NULL-terminated; argv[pattern_arg] the
+ * PATTERN operand, which becomes the table's made_by, T then its made_index,
+ * so a child of `bench all` sets up one pattern's cases, not all before it);
+ * each row's figures or error in row->ncu. Call after bench_run_release.
+ * Returns the number of rows whose profile failed. */
+int bench_ncu_rows(bench_run *run, const char *ncu, const char *const *argv, size_t pattern_arg);
 
 /* ----------------------------------------------------------- output -- */
 

@@ -66,6 +66,32 @@ static void cell(FILE *f, int width, const char *fmt, double v, int present)
     fprintf(f, " %*s", width, b);
 }
 
+/* --ncu's columns: a table has them when a row of it was profiled. */
+static int has_ncu(const bench_table *t)
+{
+    for (size_t i = 0; i < t->nrows; i++)
+        if (t->rows[i].ncu.state != BENCH_NCU_NONE) return 1;
+    return 0;
+}
+
+static void ncu_heading(FILE *f)
+{
+    fprintf(f, " %9s %7s %5s %7s %-8s", "DRAM MB", "x model", "occ %", "issue %", "limiter");
+}
+
+static void ncu_cells(FILE *f, const bench_table *t, const bench_row *r)
+{
+    const bench_ncu *n = &r->ncu;
+    int ok = n->state == BENCH_NCU_OK;
+    double bytes = n->dram_read_bytes + n->dram_write_bytes;
+    cell(f, 9, "%.1f", bytes / 1e6, ok);
+    cell(f, 6, "%.2f", t->bytes > 0 ? bytes / t->bytes : 0, ok && t->bytes > 0);
+    fprintf(f, "%s", ok && t->bytes > 0 ? "x" : " ");
+    cell(f, 5, "%.0f", n->occupancy_pct, ok);
+    cell(f, 7, "%.0f", n->issue_pct, ok);
+    fprintf(f, " %-8s", ok ? n->limiter : n->state == BENCH_NCU_ERROR ? "error" : "-");
+}
+
 void bench_print_table(const bench_run *run, const bench_table *t, FILE *f)
 {
     (void)run;
@@ -81,14 +107,16 @@ void bench_print_table(const bench_run *run, const bench_table *t, FILE *f)
     }
     fprintf(f, " a call; %% of the %s ceiling)\n", bound_name(t->bound));
 
-    int nw = 4;
+    int nw = 4, ncu = has_ncu(t);
     for (size_t i = 0; i < t->nrows; i++) {
         int l = (int)strlen(t->rows[i].name);
         if (l > nw) nw = l;
     }
     if (t->sweep) {
-        fprintf(f, "  %-*s %-13s %10s %9s %7s %9s %7s %8s  %s\n", nw, "block", "grid",
-                "median ms", "GB/s", pct, "occupancy", "x best", "book ms", "check");
+        fprintf(f, "  %-*s %-13s %10s %9s %7s %9s %7s %8s", nw, "block", "grid", "median ms",
+                "GB/s", pct, "occupancy", "x best", "book ms");
+        if (ncu) ncu_heading(f);
+        fprintf(f, "  %s\n", "check");
         for (size_t i = 0; i < t->nrows; i++) {
             const bench_row *r = &t->rows[i];
             char grid[32];
@@ -103,12 +131,14 @@ void bench_print_table(const bench_run *run, const bench_table *t, FILE *f)
             cell(f, 6, "%.2f", r->x_best, timed && r->x_best > 0);
             fprintf(f, "%s", timed && r->x_best > 0 ? "x" : " ");
             cell(f, 8, "%.0f", r->book_ms, r->book_ms > 0);
+            if (ncu) ncu_cells(f, t, r);
             fprintf(f, "  %s\n", verdict_name(r->verdict));
         }
     } else {
-        fprintf(f, "  %-*s %10s %10s %10s %5s %9s %9s %7s %8s %9s  %-5s  %s\n", nw, "rung",
-                "median ms", "min ms", "max ms", "reps", "GB/s", "GFLOP/s", pct, "vs prev",
-                "vs vendor", "check", "technique");
+        fprintf(f, "  %-*s %10s %10s %10s %5s %9s %9s %7s %8s %9s", nw, "rung", "median ms",
+                "min ms", "max ms", "reps", "GB/s", "GFLOP/s", pct, "vs prev", "vs vendor");
+        if (ncu) ncu_heading(f);
+        fprintf(f, "  %-5s  %s\n", "check", "technique");
         for (size_t i = 0; i < t->nrows; i++) {
             const bench_row *r = &t->rows[i];
             int timed = r->ms > 0;
@@ -125,6 +155,7 @@ void bench_print_table(const bench_run *run, const bench_table *t, FILE *f)
             fprintf(f, "%s", r->speedup > 0 ? "x" : " ");
             cell(f, 8, "%.2f", r->vs_vendor, r->vs_vendor > 0);
             fprintf(f, "%s", r->vs_vendor > 0 ? "x" : " ");
+            if (ncu) ncu_cells(f, t, r);
             fprintf(f, "  %-5s  %s", verdict_name(r->verdict), r->technique ? r->technique : "");
             if (r->source) fprintf(f, " [%s]", r->source);
             fprintf(f, "\n");
@@ -134,7 +165,16 @@ void bench_print_table(const bench_run *run, const bench_table *t, FILE *f)
         if (t->rows[i].message[0])
             fprintf(f, "  ! %s: %s: %s\n", t->rows[i].name, verdict_name(t->rows[i].verdict),
                     t->rows[i].message);
+    for (size_t i = 0; i < t->nrows; i++)
+        if (t->rows[i].ncu.state == BENCH_NCU_ERROR)
+            fprintf(f, "  ! %s: ncu: %s\n", t->rows[i].name, t->rows[i].ncu.error);
     if (t->note) fprintf(f, "  %s\n", t->note);
+    if (ncu)
+        fprintf(f, "  ncu (one call, its kernels): DRAM MB read + written; x model: that over "
+                   "the minimum bytes above; occ %%: achieved occupancy, issue %%: issue slots "
+                   "busy (time-weighted); limiter: memory or compute where its %% of peak is "
+                   "the larger and >= %.0f, else latency\n",
+                BENCH_NCU_BUSY_PCT);
 }
 
 /* Output files: path "-" is stdout, flushed rather than closed. */
@@ -180,6 +220,27 @@ static cJSON *row_json(const bench_table *t, const bench_row *r)
         num(o, "occupancy", r->occupancy, r->occupancy >= 0);
         num(o, "x_best", r->x_best, timed && r->x_best > 0);
         num(o, "book_ms", r->book_ms, r->book_ms > 0);
+    }
+    const bench_ncu *n = &r->ncu;
+    if (n->state == BENCH_NCU_OK) {
+        cJSON *c = cJSON_AddObjectToObject(o, "ncu");
+        double bytes = n->dram_read_bytes + n->dram_write_bytes;
+        cJSON_AddNumberToObject(c, "kernels", n->kernels);
+        cJSON_AddNumberToObject(c, "dram_read_bytes", n->dram_read_bytes);
+        cJSON_AddNumberToObject(c, "dram_write_bytes", n->dram_write_bytes);
+        cJSON_AddNumberToObject(c, "gpu_time_ms", n->gpu_ns / 1e6);
+        cJSON_AddNumberToObject(c, "achieved_occupancy_pct", n->occupancy_pct);
+        cJSON_AddNumberToObject(c, "issue_slot_pct", n->issue_pct);
+        cJSON_AddNumberToObject(c, "memory_pct", n->memory_pct);
+        cJSON_AddNumberToObject(c, "sm_pct", n->sm_pct);
+        cJSON_AddStringToObject(c, "limiter", n->limiter);
+        if (t->bytes > 0) { /* the case's minimum-bytes model */
+            cJSON_AddNumberToObject(c, "model_bytes", t->bytes);
+            cJSON_AddNumberToObject(c, "measured_over_model", bytes / t->bytes);
+        }
+    } else if (n->state == BENCH_NCU_ERROR) {
+        cJSON *c = cJSON_AddObjectToObject(o, "ncu");
+        cJSON_AddStringToObject(c, "error", n->error);
     }
     return o;
 }

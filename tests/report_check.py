@@ -5,11 +5,14 @@
 
 MODE draw: the page is made from JSON; every chart the results call for
   (the roofline, one a ladder or sweep table, one a timeline / histogram /
-  accuracy table) exists as a PNG (signature, IHDR of a sensible size) and an
+  accuracy table, one `ncu-PATTERN` a pattern whose rows carry `cupat bench
+  --ncu` profiles) exists as a PNG (signature, IHDR of a sensible size) and an
   SVG (well-formed XML, an <svg> root, text in it), index.html references
-  each one (inline SVG, links to the PNG and SVG) and charts.json lists them.
+  each one (inline SVG, links to the PNG and SVG) and charts.json lists them;
+  where rows were profiled, the numbers tables have the ncu columns.
 MODE malformed: truncated JSON, then a table without rows, then a row with a
-  negative time: each exits 1 naming the file and the field, and writes no page.
+  negative time, then an ncu profile with negative bytes: each exits 1 naming
+  the file and the field, and writes no page.
 MODE noplot: an interpreter without matplotlib: exit 1 saying what to install.
 MODE nopython: --python names nothing: exit 1 saying what to install.
 MODE hist: `cupat hist IMAGE --json FILE` for each IMAGE given, then draw
@@ -54,6 +57,7 @@ def png_size(path):
 def expected_kinds(paths):
     """How many charts of each prefix the results call for."""
     want = {}
+    profiled = set()  # patterns with `--ncu` rows: one ncu chart each, over all the files
     for p in paths:
         with open(p) as f:
             d = json.load(f)
@@ -61,10 +65,24 @@ def expected_kinds(paths):
             want["roofline"] = 1
         for t in d["tables"]:
             k = t["kind"]
+            if k in ("ladder", "sweep") and any("ncu" in r for r in t["rows"]):
+                profiled.add(t["pattern"])
             if k == "sweep" and not any("block" in r for r in t["rows"]):
                 k = "ladder"
             want[k] = want.get(k, 0) + 1
+    if profiled:
+        want["ncu"] = len(profiled)
     return want
+
+
+def ncu_expected(paths):
+    """Whether any row of the results was profiled (`cupat bench --ncu`)."""
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)
+        if any("ncu" in r for t in d["tables"] for r in t["rows"] if isinstance(r, dict)):
+            return True
+    return False
 
 
 def draw(cupat, work, paths):
@@ -111,6 +129,9 @@ def draw(cupat, work, paths):
         check('href="png/%s.png"' % n in page and 'href="svg/%s.svg"' % n in page,
               "%s: index.html does not link its PNG and SVG" % n)
     check(page.count("<svg") >= len(names), "index.html inlines %d SVGs for %d charts" % (page.count("<svg"), len(names)))
+    if ncu_expected(paths):  # the numbers tables show the profiles
+        check("<th>DRAM MB</th><th>x model</th>" in page and "<th>limiter</th>" in page,
+              "index.html's numbers tables lack the ncu columns")
     # a second run over the same folder replaces the page (nothing stale left);
     # on the small input only: drawing the committed run twice doubles the time
     if len(names) > 10:
@@ -143,6 +164,12 @@ def malformed(cupat, work, paths):
     d4 = dict(d)
     d4["tables"] = []
     cases.append(("no tables", json.dumps(d4), "'tables' is empty"))
+    d5 = json.loads(text)
+    d5["tables"][0]["rows"][0]["ncu"] = {
+        "kernels": 1, "dram_read_bytes": -1, "dram_write_bytes": 0, "achieved_occupancy_pct": 50,
+        "issue_slot_pct": 10, "memory_pct": 90, "sm_pct": 10, "limiter": "memory"}
+    cases.append(("ncu negative bytes", json.dumps(d5),
+                  "ncu: 'dram_read_bytes' = -1 is not a count, time or percentage"))
     for what, body, msg in cases:
         bad = os.path.join(work, "bad-%s.json" % what.replace(" ", "-"))
         with open(bad, "w") as f:

@@ -76,14 +76,21 @@ static void usage(FILE *f)
             "  --json FILE         write all tables as JSON (needs cJSON); FILE - is\n"
             "                      stdout, and the tables then go to stderr\n"
             "  --csv FILE          write all rows as CSV (- as for --json)\n"
+            "  --ncu               then each timed row's call once more under Nsight Compute\n"
+            "                      (ncu: $CUPAT_NCU, the PATH or /usr/local/cuda/bin): DRAM\n"
+            "                      bytes against the case's minimum bytes, achieved\n"
+            "                      occupancy, issue-slot use and the limiter, in the tables\n"
+            "                      (printed when all rows are done) and the JSON; a child\n"
+            "                      process per row, $CUPAT_NCU_TIMEOUT seconds each (900)\n"
             "  --backend B         auto (default), cpu or cuda\n"
             "  --device N          CUDA device index\n"
             "  -h, --help          this text\n"
             "\n"
             "The environment variable CUPAT_COMMIT overrides the commit in the header.\n"
             "Exit status: 0 all rows checked ok, 1 a row failed or errored (or a file\n"
-            "could not be written), 2 bad arguments, a --n too large for the backend's\n"
-            "memory among them (all checked before the ceilings are measured).\n");
+            "could not be written, or --ncu found no ncu or a row's profile failed), 2 bad\n"
+            "arguments, a --n too large for the backend's memory among them (all checked\n"
+            "before the ceilings are measured).\n");
 }
 
 static int is_registered(const char *pattern)
@@ -149,6 +156,58 @@ static int check_writable(const char *opt, const char *path)
     return 0;
 }
 
+/* --ncu-child T:R:NAME (what bench_ncu_rows passes): 0, or 2 after a line. */
+static int parse_ncu_child(const char *spec, bench_options *opt)
+{
+    char *end = NULL;
+    unsigned long long t = strtoull(spec, &end, 10), r = 0;
+    int ok = end != spec && *end == ':' && spec[0] >= '0' && spec[0] <= '9';
+    if (ok) {
+        const char *p = end + 1;
+        r = strtoull(p, &end, 10);
+        ok = end != p && *end == ':' && p[0] >= '0' && p[0] <= '9';
+    }
+    if (!ok) {
+        fprintf(stderr, "%s: --ncu-child '%s' is not TABLE:ROW:NAME (it is for --ncu's own "
+                        "children)\n", CMD, spec);
+        return 2;
+    }
+    opt->ncu_child = 1;
+    opt->ncu_table = (size_t)t;
+    opt->ncu_row = (size_t)r;
+    opt->ncu_name = end + 1;
+    return 0;
+}
+
+/* The command line of an --ncu child: this program and the options that make
+ * the same tables (bench_ncu_rows sets the PATTERN, argv[2], to the table's
+ * and adds --ncu-child). NULL-terminated, in static storage; NULL when this
+ * program cannot be found. */
+static const char *const *child_argv(const char *pattern, const char *variant, const char *nstr,
+                                     int quick, int sweep, int device)
+{
+    static char self[4096], dev[16];
+    static const char *argv[16];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return NULL;
+    self[len] = '\0';
+    snprintf(dev, sizeof dev, "%d", device);
+    int k = 0;
+    argv[k++] = self;
+    argv[k++] = "bench";
+    argv[k++] = pattern;
+    if (variant) argv[k++] = "--variant", argv[k++] = variant;
+    if (nstr) argv[k++] = "--n", argv[k++] = nstr;
+    if (quick) argv[k++] = "--quick";
+    if (sweep) argv[k++] = "--sweep-blocks";
+    argv[k++] = "--backend";
+    argv[k++] = "cuda";
+    argv[k++] = "--device";
+    argv[k++] = dev;
+    argv[k] = NULL;
+    return argv;
+}
+
 static double wall_s(void)
 {
     struct timespec ts;
@@ -161,7 +220,8 @@ int cmd_bench(int argc, char **argv)
     const char *pattern = NULL, *variant = NULL, *nstr = NULL, *json = NULL, *csv = NULL;
     const char *backend_s = "auto";
     long reps = 0, device = -1;
-    int list = 0, sweep = 0, quick = 0;
+    int list = 0, sweep = 0, quick = 0, use_ncu = 0;
+    bench_options child = {0}; /* --ncu-child: the row it profiles */
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
@@ -175,7 +235,7 @@ int cmd_bench(int argc, char **argv)
         dst = v;                                                                         \
         continue;                                                                        \
     }
-        const char *reps_s = NULL, *dev_s = NULL;
+        const char *reps_s = NULL, *dev_s = NULL, *child_s = NULL;
         OPT("--variant", variant);
         OPT("--n", nstr);
         OPT("--json", json);
@@ -189,8 +249,13 @@ int cmd_bench(int argc, char **argv)
             if (r < 0 || cli_parse_int(CMD, "--device", dev_s, 0, 1023, &device)) return 2;
             continue;
         }
+        if ((r = cli_opt(argc, argv, &i, "--ncu-child", &child_s, CMD)) != 0) {
+            if (r < 0 || parse_ncu_child(child_s, &child)) return 2;
+            continue;
+        }
 #undef OPT
         if (strcmp(argv[i], "--list") == 0) list = 1;
+        else if (strcmp(argv[i], "--ncu") == 0) use_ncu = 1;
         else if (strcmp(argv[i], "--sweep-blocks") == 0) sweep = 1;
         else if (strcmp(argv[i], "--quick") == 0) quick = 1;
         else if (argv[i][0] != '-' && !pattern) pattern = argv[i];
@@ -259,6 +324,14 @@ int cmd_bench(int argc, char **argv)
         return 2;
     }
 #endif
+    if (use_ncu && child.ncu_child) {
+        fprintf(stderr, "%s: --ncu and --ncu-child do not go together\n", CMD);
+        return 2;
+    }
+    if (child.ncu_child && (json || csv)) {
+        fprintf(stderr, "%s: --ncu-child writes no --json or --csv\n", CMD);
+        return 2;
+    }
     if (check_writable("--json", json) || check_writable("--csv", csv)) return 2;
     /* FILE '-' is stdout: the JSON or CSV then owns it, and the tables go to stderr. */
     const int json_std = json && !strcmp(json, "-"), csv_std = csv && !strcmp(csv, "-");
@@ -269,6 +342,14 @@ int cmd_bench(int argc, char **argv)
     FILE *out = json_std || csv_std ? stderr : stdout;
     cupat_backend backend;
     if (cli_parse_backend(backend_s, &backend)) return 2;
+    char ncu[4096] = "";
+    if (use_ncu) {
+        char looked[512];
+        if (bench_ncu_find(ncu, sizeof ncu, looked, sizeof looked)) {
+            fprintf(stderr, "%s: --ncu needs Nsight Compute (ncu); looked at: %s\n", CMD, looked);
+            return 1;
+        }
+    }
 
     /* ---- the run ---- */
     cupat_ctx *ctx = cli_context(backend, (int)device);
@@ -304,6 +385,20 @@ int cmd_bench(int argc, char **argv)
             return 2;
         }
     }
+    if ((use_ncu || child.ncu_child) && actual != CUPAT_BACKEND_CUDA) {
+        fprintf(stderr, "%s: --ncu profiles GPU kernels: it needs the CUDA backend (this run is "
+                        "on %s)\n", CMD, cupat_backend_name(actual));
+        cupat_destroy(ctx);
+        return 1;
+    }
+    if (child.ncu_child) { /* nothing on stdout: ncu's CSV may share it */
+        out = fopen("/dev/null", "w");
+        if (!out) {
+            fprintf(stderr, "%s: --ncu-child: cannot open /dev/null: %s\n", CMD, strerror(errno));
+            cupat_destroy(ctx);
+            return 1;
+        }
+    }
     if (sweep && actual != CUPAT_BACKEND_CUDA) {
         fprintf(out, "%s --sweep-blocks needs a GPU (the CUDA backend); nothing to sweep on %s\n",
                 pattern, cupat_backend_name(actual));
@@ -311,13 +406,24 @@ int cmd_bench(int argc, char **argv)
         return 0;
     }
     double t0 = wall_s();
-    bench_options opt = {(int)reps, variant, isatty(fileno(stderr)) && out != stderr, out, quick};
+    bench_options opt = {.reps = (int)reps, .variant = variant,
+                         .progress = isatty(fileno(stderr)) && out != stderr, .out = out,
+                         .quick = quick};
+    opt.ncu = use_ncu;
+    if (child.ncu_child) {
+        opt.progress = 0;
+        opt.ncu_child = 1;
+        opt.ncu_table = child.ncu_table;
+        opt.ncu_row = child.ncu_row;
+        opt.ncu_name = child.ncu_name;
+    }
     bench_run run;
     if (opt.progress) fprintf(stderr, "measuring the ceilings...");
     cupat_status s = bench_run_init(&run, ctx, &opt);
     if (opt.progress) fprintf(stderr, "\r\033[K");
     if (s) {
         fprintf(stderr, "%s: setting up: %s\n", CMD, cupat_last_error(ctx));
+        if (child.ncu_child) fclose(out);
         cupat_destroy(ctx);
         return 1;
     }
@@ -330,6 +436,7 @@ int cmd_bench(int argc, char **argv)
     for (size_t i = 0; i < bench_npatterns; i++) {
         const bench_pattern *p = &bench_patterns[i];
         if (!all && p != one) continue;
+        if (run.ncu_reached) break; /* an --ncu child whose row is done */
         bench_size qsize; /* --quick without --n: the pattern's small case */
         const bench_size *sz = sizep;
         if (quick && !sz && bench_quick_size(&run, p, &qsize) == 0) sz = &qsize;
@@ -338,7 +445,12 @@ int cmd_bench(int argc, char **argv)
             fprintf(stderr, "%s: %s has no --quick size (bench_patterns.c); default cases\n",
                     CMD, p->name);
         }
+        size_t before = run.ntables;
         s = sweep ? p->sweep(&run, sz) : p->cases(&run, sz);
+        for (size_t k = before; k < run.ntables; k++) { /* --ncu: a child runs p alone */
+            run.tables[k].made_by = p->name;
+            run.tables[k].made_index = k - before;
+        }
         if (s) {
             if (opt.progress) fprintf(stderr, "\r\033[K");
             fflush(stdout);
@@ -346,6 +458,56 @@ int cmd_bench(int argc, char **argv)
             failed = 1;
             case_errors++;
         }
+    }
+    if (child.ncu_child) { /* under ncu: only whether the row's call ran matters */
+        int rc = 0;
+        if (!run.ncu_reached) {
+            fprintf(stderr, "%s: --ncu-child: this run has no row %zu of table %zu ('%s')\n",
+                    CMD, child.ncu_row, child.ncu_table, child.ncu_name);
+            rc = 1;
+        } else if (run.ncu_failed) {
+            fprintf(stderr, "%s: --ncu-child: %s\n", CMD, run.ncu_message);
+            rc = 1;
+        }
+        bench_run_free(&run);
+        cupat_destroy(ctx);
+        fclose(out);
+        return rc;
+    }
+    int ncu_failed = 0;
+    if (use_ncu) {
+        const char *const *cargv = child_argv(pattern, variant, nstr, quick, sweep,
+                                              cupat_get_device(ctx));
+        size_t wanted = 0;
+        for (size_t i = 0; i < run.ntables; i++)
+            for (size_t j = 0; j < run.tables[i].nrows; j++)
+                wanted += (size_t)bench_ncu_wanted(&run.tables[i].rows[j]);
+        /* the children need the GPU's memory more than this process does */
+        bench_run_release(&run);
+        cupat_destroy(ctx);
+        ctx = NULL;
+        if (!cargv) {
+            fprintf(stderr, "%s: --ncu: cannot find this program (/proc/self/exe) to run "
+                            "under ncu\n", CMD);
+            ncu_failed = (int)wanted;
+        } else {
+            fflush(stdout);
+            fprintf(stderr, "%s: profiling %zu row%s under %s, one call a row...\n", CMD, wanted,
+                    wanted == 1 ? "" : "s", ncu);
+            ncu_failed = bench_ncu_rows(&run, ncu, cargv, 2); /* cargv[2]: PATTERN */
+        }
+        for (size_t i = 0; i < run.ntables; i++) {
+            if (!cargv) /* the rows say why they have no profile */
+                for (size_t j = 0; j < run.tables[i].nrows; j++)
+                    if (bench_ncu_wanted(&run.tables[i].rows[j])) {
+                        run.tables[i].rows[j].ncu.state = BENCH_NCU_ERROR;
+                        snprintf(run.tables[i].rows[j].ncu.error,
+                                 sizeof run.tables[i].rows[j].ncu.error,
+                                 "this program was not found to run under ncu");
+                    }
+            bench_print_table(&run, &run.tables[i], out);
+        }
+        fflush(out);
     }
     size_t rows = 0;
     for (size_t i = 0; i < run.ntables; i++) rows += run.tables[i].nrows;
@@ -368,7 +530,12 @@ int cmd_bench(int argc, char **argv)
                 run.failures, run.failures == 1 ? "" : "s");
         failed = 1;
     }
+    if (ncu_failed) {
+        fprintf(stderr, "%s: --ncu: %d row%s could not be profiled (the '! ROW: ncu:' lines)\n",
+                CMD, ncu_failed, ncu_failed == 1 ? "" : "s");
+        failed = 1;
+    }
     bench_run_free(&run);
-    cupat_destroy(ctx);
+    if (ctx) cupat_destroy(ctx);
     return failed ? 1 : 0;
 }

@@ -921,7 +921,7 @@ int cmd_lab(int argc, char **argv)
     if (use_ncu && !profile) run_ncu(&L, want, nstr);
 
     bench_run run;
-    bench_options opt = {(int)reps, NULL, isatty(fileno(stderr)), stdout, 0};
+    bench_options opt = {.reps = (int)reps, .progress = isatty(fileno(stderr)), .out = stdout};
     cupat_status s = CUPAT_SUCCESS;
     if (!profile) {
         if (opt.progress) fprintf(stderr, "measuring the ceilings...");

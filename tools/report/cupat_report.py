@@ -24,6 +24,10 @@ The charts (docs/report.md says what each one shows):
                        tables of those kinds (the streams lab's Gantt charts,
                        image histograms, error per rung; schema in
                        docs/report.md)
+  ncu-*                one per pattern whose rows carry `cupat bench --ncu`'s
+                       profiles: DRAM bytes read and written per rung (bars)
+                       against the case's minimum-bytes model (a marker),
+                       with occupancy, issue-slot use and the limiter
 
 Exit status: 0 page written; 2 bad arguments; 3 the input is malformed or
 incomplete (one line naming the file and the field; nothing written);
@@ -70,6 +74,25 @@ def need(obj, key, types, where, allow_null=False):
 
 NUM = (int, float)
 TABLE_KINDS = ("ladder", "sweep", "timeline", "histogram", "accuracy")
+NCU_FIELDS = ("kernels", "dram_read_bytes", "dram_write_bytes", "achieved_occupancy_pct",
+              "issue_slot_pct", "memory_pct", "sm_pct")
+NCU_OPTIONAL = ("gpu_time_ms", "model_bytes", "measured_over_model")
+LIMITERS = ("memory", "compute", "latency")
+
+
+def check_ncu(r, where):
+    """A row's `cupat bench --ncu` profile: its figures, or {"error": why}."""
+    n = need(r, "ncu", dict, where)
+    where += ": ncu"
+    if "error" in n:
+        need(n, "error", str, where)
+        return
+    for k in NCU_FIELDS + tuple(k for k in NCU_OPTIONAL if k in n):
+        v = need(n, k, NUM, where)
+        if not math.isfinite(v) or v < 0:
+            raise InputError("%s: '%s' = %r is not a count, time or percentage" % (where, k, v))
+    if need(n, "limiter", str, where) not in LIMITERS:
+        raise InputError("%s: limiter '%s' is not one of %s" % (where, n["limiter"], ", ".join(LIMITERS)))
 
 
 def check_row(t, r, where):
@@ -83,6 +106,8 @@ def check_row(t, r, where):
             if v is not None and (not math.isfinite(v) or v < 0):
                 raise InputError("%s: '%s' = %r is not a time or rate" % (where, k, v))
         need(r, "gflops", NUM, where, allow_null=True) if "gflops" in r else None
+        if "ncu" in r:
+            check_ncu(r, where)
         if kind == "sweep" and "block" in r:
             b = need(r, "block", list, where)
             if len(b) != 2 or not all(isinstance(x, NUM) for x in b):
@@ -539,6 +564,96 @@ def draw_accuracy(ch, run, t):
                    t.get("note", "Error per rung (log scale); red ticks: the rung's bound."))
 
 
+def ncu_tables(tabs):
+    """The (run, table) pairs of one pattern with rows `cupat bench --ncu` profiled."""
+    return [(run, t) for run, t in tabs
+            if t["kind"] in ("ladder", "sweep") and any("ncu" in r for r in t["rows"])]
+
+
+def draw_ncu(ch, pattern, tabs):
+    """Per rung: DRAM bytes read and written in one call (stacked bars)
+    against the case's minimum-bytes model (a diamond); occupancy, issue-slot
+    use and the limiter written beside each bar."""
+    plt = ch.plt
+    multi = len(tabs) > 1
+    rows = []
+    for run, t in tabs:
+        for r in t["rows"]:
+            if "ncu" not in r:
+                continue
+            label = r["name"] + (" (vendor)" if r.get("kind") == "vendor" else "")
+            rows.append((t, r, "%s: %s" % (label_of(t), label) if multi else label))
+    h = max(2.6, 0.36 * len(rows) + 1.9)
+    fig, ax = plt.subplots(figsize=(9.5, h))
+    ys = list(range(len(rows)))[::-1]
+    xs = []
+    for y, (t, r, _) in zip(ys, rows):
+        n = r["ncu"]
+        if "error" in n:
+            continue
+        rd, wr = n["dram_read_bytes"] / 1e6, n["dram_write_bytes"] / 1e6
+        model = n.get("model_bytes", t["bytes"]) / 1e6
+        xs += [v for v in (rd + wr, model) if v > 0]
+    logx = bool(xs) and max(xs) / min(xs) > 30
+    lo = min(xs) / 2 if logx else 0
+    for y, (t, r, _) in zip(ys, rows):
+        n = r["ncu"]
+        if "error" in n:
+            ax.annotate("ncu failed: " + n["error"][:90], (lo if logx else 0, y), xytext=(4, 0),
+                        textcoords="offset points", va="center", fontsize=7, color="red")
+            continue
+        rd, wr = n["dram_read_bytes"] / 1e6, n["dram_write_bytes"] / 1e6
+        dark = r.get("default") or r.get("kind") == "vendor"
+        # bars from the axis' left end (0, or below the smallest value on a
+        # log axis) to the bytes read, then on to read + written
+        ax.barh(y, max(rd - lo, 0), left=lo, color="#08519c" if dark else "#3182bd", height=0.7,
+                label="DRAM read")
+        ax.barh(y, rd + wr - max(rd, lo), left=max(rd, lo), color="#9ecae1", height=0.7,
+                label="DRAM written")
+        model = n.get("model_bytes", t["bytes"]) / 1e6
+        if model > 0:
+            ax.scatter([model], [y], marker="D", color="black", s=26, zorder=4,
+                       label="minimum-bytes model of the case")
+        txt = []
+        if n.get("measured_over_model") is not None:
+            txt.append("%.2f× model" % n["measured_over_model"])
+        txt.append("occ %.0f%%" % n["achieved_occupancy_pct"])
+        txt.append("issue %.0f%%" % n["issue_slot_pct"])
+        txt.append(n["limiter"])
+        if n["kernels"] != 1:
+            txt.append("%d kernels" % n["kernels"])
+        ax.annotate(" · ".join(txt), (max(rd + wr, model), y), xytext=(6, 0), textcoords="offset points",
+                    va="center", fontsize=7)
+    # one legend entry per series (matplotlib repeats a label per bar)
+    handles, labels = ax.get_legend_handles_labels()
+    seen = {}
+    for hd, lb in zip(handles, labels):
+        if lb and lb not in seen:
+            seen[lb] = hd
+    if seen:
+        ax.legend(list(seen.values()), list(seen.keys()), fontsize=7, loc="lower left",
+                  bbox_to_anchor=(0, 1.0), ncol=3, frameon=False)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([lb for _, _, lb in rows], fontsize=8)
+    ax.set_xlabel("MB (10^6 bytes) moved to and from DRAM in one call, by Nsight Compute")
+    if logx:
+        ax.set_xscale("log")
+        ax.set_xlim(lo, max(xs) * 20)
+    else:
+        ax.set_xlim(0, (max(xs) if xs else 1) * 1.9)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.grid(True, axis="x", alpha=0.3)
+    run0 = tabs[0][0]
+    ax.set_title("%s — DRAM traffic measured against the minimum-bytes model\n%s" % (pattern, subtitle(run0)),
+                 fontsize=10, pad=22)
+    cap = ("`cupat bench %s --ncu`: each row's call once under Nsight Compute (its kernels summed). Bars: "
+           "DRAM bytes read (dark: the default rung or the vendor) and written; diamonds: the case's minimum "
+           "bytes (each input read once, each output written once); beside each bar the ratio to the model, "
+           "achieved occupancy and issue-slot use (time-weighted over the kernels) and the limiter (memory or "
+           "compute where its %% of peak is the larger and at least 60, else latency)." % pattern)
+    return ch.save(fig, "ncu-%s" % slug(pattern), "%s — DRAM bytes against the model (ncu)" % pattern, cap)
+
+
 # ----------------------------------------------------------------- page --
 
 def svg_inline(path):
@@ -549,20 +664,38 @@ def svg_inline(path):
     return re.sub(r"<metadata>.*?</metadata>", "", s, flags=re.S)  # RDF about the file, not the chart
 
 
+def ncu_cells(r):
+    """--ncu's columns of a row: DRAM MB, x model, occupancy, issue slots, limiter."""
+    n = r.get("ncu")
+    if n is None:
+        return "<td></td>" * 5
+    if "error" in n:
+        return '<td></td><td></td><td></td><td></td><td title="%s">error</td>' % html.escape(n["error"])
+    ratio = n.get("measured_over_model")
+    return "<td>%.1f</td><td>%s</td><td>%.0f</td><td>%.0f</td><td>%s</td>" % (
+        (n["dram_read_bytes"] + n["dram_write_bytes"]) / 1e6, "%.2fx" % ratio if ratio is not None else "",
+        n["achieved_occupancy_pct"], n["issue_slot_pct"], html.escape(n["limiter"]))
+
+
 def numbers_table(run, t):
     unit = unit_of(t)
+    ncu = any("ncu" in r for r in t["rows"])
     out = ["<table><tr><th>row</th><th>kind</th><th>median ms</th><th>%s</th><th>%% of %s</th>"
-           "<th>vs prev</th><th>vs vendor</th><th>check</th><th>technique</th></tr>" % (unit, t["ceiling"])]
+           "<th>vs prev</th><th>vs vendor</th>%s<th>check</th><th>technique</th></tr>" % (
+               unit, t["ceiling"],
+               "<th>DRAM MB</th><th>x model</th><th>occupancy %</th><th>issue slots %</th><th>limiter</th>"
+               if ncu else "")]
     for r in t["rows"]:
         v = rate_of(t, r)
         cell = lambda x, f: (f % x) if isinstance(x, NUM) and x is not None else ""
         out.append("<tr%s><td>%s%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-                   "<td>%s</td><td>%s</td></tr>" % (
+                   "%s<td>%s</td><td>%s</td></tr>" % (
                        ' class="default"' if r.get("default") else "", html.escape(r["name"]),
                        " (default)" if r.get("default") else "", html.escape(r.get("kind", "")),
                        cell(r.get("ms_median"), "%.4f"), cell(v, "%.1f"),
                        cell(v / ceiling_of(run, t) * 100 if v else None, "%.1f"),
                        cell(r.get("speedup_prev"), "%.2fx"), cell(r.get("vs_vendor"), "%.2fx"),
+                       ncu_cells(r) if ncu else "",
                        html.escape(r.get("check", "")),
                        html.escape(r.get("technique", "") + (" [%s]" % r["source"] if r.get("source") else ""))))
     out.append("</table>")
@@ -690,6 +823,9 @@ def main(argv):
                 items.append(("chart", draw()))
                 if t["kind"] in ("ladder", "sweep"):
                     items.append(("numbers", (run, t)))
+            profiled = ncu_tables(tabs)
+            if profiled:  # `cupat bench --ncu`: measured DRAM bytes against the model
+                items.append(("chart", draw_ncu(ch, pat, profiled)))
             sections.append(("p-" + slug(pat), pat, items))
         write_page(stage, runs, ch, sections, classes)
         publish(stage, out)
