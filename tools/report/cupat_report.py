@@ -170,8 +170,8 @@ def load(path):
         if t["kind"] in ("ladder", "sweep"):
             need(t, "bytes", NUM, where)
             need(t, "flops", NUM, where)
-            if need(t, "ceiling", str, where) not in ("copy", "read", "fp32"):
-                raise InputError("%s: ceiling '%s' is not copy, read or fp32" % (where, t["ceiling"]))
+            if need(t, "ceiling", str, where) not in ("copy", "read", "fp32", "tensor"):
+                raise InputError("%s: ceiling '%s' is not copy, read, fp32 or tensor" % (where, t["ceiling"]))
         rows = need(t, "rows", list, where)
         if not rows:
             raise InputError("%s: 'rows' is empty" % where)
@@ -198,10 +198,15 @@ def slug(s):
     return s[:60] or "x"
 
 
+def flop_bound(t):
+    """Tables rated in GFLOP/s: bound by the FP32 pipes or the tensor cores."""
+    return t["ceiling"] in ("fp32", "tensor")
+
+
 def rate_of(t, r):
-    """The row's rate in the table's unit: GFLOP/s for fp32-bound tables,
-    else GB/s. None when the row was not timed."""
-    if t["ceiling"] == "fp32":
+    """The row's rate in the table's unit: GFLOP/s for fp32- and
+    tensor-bound tables, else GB/s. None when the row was not timed."""
+    if flop_bound(t):
         v = r.get("gflops")
         if v is None and r.get("ms_median") and t["flops"] > 0:
             v = t["flops"] / r["ms_median"] / 1e6
@@ -213,11 +218,17 @@ def rate_of(t, r):
 
 
 def unit_of(t):
-    return "GFLOP/s" if t["ceiling"] == "fp32" else "GB/s"
+    return "GFLOP/s" if flop_bound(t) else "GB/s"
 
 
 def ceiling_of(run, t):
     c = run["ceilings"]
+    if t["ceiling"] == "tensor":
+        # the dense tensor-core peak `cupat info` measured (the larger of
+        # f16 and bf16); runs from before it was measured: the FP32 one
+        tc = [c.get(k) for k in ("tensor_f16_gflops", "tensor_bf16_gflops")]
+        tc = [v for v in tc if isinstance(v, (int, float)) and v > 0]
+        return max(tc) if tc else c["fp32_gflops"]
     return {"copy": c["copy_gbs"], "read": c["read_gbs"], "fp32": c["fp32_gflops"]}[t["ceiling"]]
 
 
@@ -426,7 +437,7 @@ def draw_ladder(ch, run, t, book):
             if b["rung"] in names:
                 v = b["value"]
                 if b.get("unit") == "ms":
-                    v = (t["flops"] if t["ceiling"] == "fp32" else t["bytes"]) / v / 1e6
+                    v = (t["flops"] if flop_bound(t) else t["bytes"]) / v / 1e6
                 bx.append(v)
                 by.append(ys[names.index(b["rung"])])
         if bx:
