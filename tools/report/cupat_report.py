@@ -315,6 +315,17 @@ def draw_roofline(ch, runs):
     # PMPP 5.1's A100 example (19.5 TFLOP/s, 1.555 TB/s): the book's roof
     ax.plot(xs, [min(x * 1555.0, 19500.0) for x in xs], color="grey", lw=1.2, ls="--",
             label="PMPP 5.1's A100 roof (book): 1555 GB/s, 19.5 TFLOP/s")
+    # tables bound by the tensor cores get their own roof: the dense peak
+    # that `cupat info` measured (the run with such tables, else the first)
+    tc_runs = [r for r in runs if r["ceilings"] and any(t.get("ceiling") == "tensor" for t in r["tables"])]
+    roof_top = peak
+    if tc_runs:
+        t0 = next(t for t in tc_runs[0]["tables"] if t.get("ceiling") == "tensor")
+        tpk = ceiling_of(tc_runs[0], t0)
+        if tpk > peak:
+            roof_top = tpk
+            ax.plot(xs, [min(x * bw, tpk) for x in xs], color="#2ca02c", lw=1.4, ls="-.",
+                    label="tensor-core roof: %.0f TFLOP/s dense (measured)" % (tpk / 1e3))
     ridge = peak / bw
     ax.axvline(ridge, color="black", lw=0.6, ls=":")
     ax.annotate("ridge %.1f FLOP/B" % ridge, (ridge, peak * 1.15), fontsize=8, ha="center")
@@ -363,7 +374,7 @@ def draw_roofline(ch, runs):
     ax.set_xlabel("arithmetic intensity (FLOP per byte of the minimum traffic)")
     ax.set_ylabel("achieved GFLOP/s")
     ax.set_xlim(1e-3, 1e3)
-    ax.set_ylim(0.1, peak * 4)
+    ax.set_ylim(0.1, max(peak, roof_top) * 4)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title("Roofline: every rung that does arithmetic\n" + runs_subtitle(runs, run0), fontsize=10)
