@@ -1,13 +1,35 @@
-// lab_timing.cuh — what the GPU labs share (float, errors, memory): the launch timer,
+// lab_timing.cuh — what the GPU labs share: the run state every experiment gets
+// (RunBase) and its CUDA-call check (CK), the launch timer,
 // `reps` + 1 launches of a callable, the first untimed, each timed with a
 // pair of CUDA events on ctx's stream; the median; the device buffers of a run.
 #pragma once
 
 #include "internal.h"
+#include "rows/lab_rows.h"
 
 #include <stdlib.h>
 
 namespace cupat_lab {
+
+// What every experiment of a lab runs with: the context, launches a row, the
+// table being filled (rows, *n of them), the timer's scratch (reps floats) and
+// the stream. A lab's own Run derives from it and adds its fields.
+struct RunBase {
+    cupat_ctx *ctx;
+    int reps;
+    lab_row *rows;
+    int *n;
+    float *t; // reps times
+    cudaStream_t s;
+};
+
+// A CUDA call inside an experiment (a Run named X in scope): a failure
+// returns its status with the call's text.
+#define CK(call)                                                                                                       \
+    do {                                                                                                               \
+        const cudaError_t e_ = (call);                                                                                 \
+        if (e_ != cudaSuccess) return cupat__cuda(X.ctx, e_, #call);                                                   \
+    } while (0)
 
 // times[r] = the ms of launch r + 1. `launch` returns a cupat_status.
 template <class Launch> cupat_status timed(cupat_ctx *ctx, int reps, float *times, Launch launch)

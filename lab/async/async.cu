@@ -315,7 +315,7 @@ using namespace cupat_async;
 
 extern "C" cupat_status cupat__lab_async_run(cupat_ctx *ctx, int e, int reps, lab_row *rows, int *nrows)
 {
-    Run X = {ctx, reps, rows, nrows, nullptr, ctx->stream, ctx->sm_count, 0};
+    Run X = {{ctx, reps, rows, nrows, nullptr, ctx->stream}, ctx->sm_count, 0};
     int major = 0, minor = 0;
     const int dev = cupat_get_device(ctx);
     CUPAT_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));

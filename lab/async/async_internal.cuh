@@ -55,22 +55,10 @@ inline size_t stream_words()
 constexpr size_t STREAM_PAD = 64;                     // words past the end (the offset sources)
 #define STREAM_TILES (STREAM_WORDS / TW)              // 32768 tiles of 8 KiB (128 small)
 
-struct Run {
-    cupat_ctx *ctx;
-    int reps;
-    lab_row *rows;
-    int *n;
-    float *t; // reps times
-    cudaStream_t s;
+struct Run : cupat_lab::RunBase {
     int sms;
     int cc; // compute capability x 10
 };
-
-#define CK(call)                                                                                                       \
-    do {                                                                                                               \
-        const cudaError_t e_ = (call);                                                                                 \
-        if (e_ != cudaSuccess) return cupat__cuda(X.ctx, e_, #call);                                                   \
-    } while (0)
 
 inline cupat_status oom(Run &X)
 {

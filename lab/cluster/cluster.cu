@@ -34,22 +34,10 @@ using cupat_lab::timed;
 #define SM90 0
 #endif
 
-struct Run {
-    cupat_ctx *ctx;
-    int reps;
-    lab_row *rows;
-    int *n;
-    float *t; // reps times
-    cudaStream_t s;
+struct Run : cupat_lab::RunBase {
     int sms;
     double khz; // SM clock
 };
-
-#define CK(call)                                                                                                       \
-    do {                                                                                                               \
-        const cudaError_t e_ = (call);                                                                                 \
-        if (e_ != cudaSuccess) return cupat__cuda(X.ctx, e_, #call);                                                   \
-    } while (0)
 
 lab_row *add(Run &X, const char *name)
 {
@@ -782,7 +770,7 @@ cupat_status exp_histogram(Run &X)
 
 extern "C" cupat_status cupat__lab_cluster_run(cupat_ctx *ctx, int e, int reps, lab_row *rows, int *nrows)
 {
-    Run X = {ctx, reps, rows, nrows, nullptr, ctx->stream, ctx->sm_count, 0};
+    Run X = {{ctx, reps, rows, nrows, nullptr, ctx->stream}, ctx->sm_count, 0};
     int major = 0, minor = 0, launch = 0, khz = 0;
     const int dev = cupat_get_device(ctx);
     CUPAT_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));

@@ -26,21 +26,9 @@ using cupat_lab::fill;
 using cupat_lab::median;
 using cupat_lab::timed;
 
-struct Run {
-    cupat_ctx *ctx;
-    int reps;
-    lab_row *rows;
-    int *n;
-    float *t;
-    cudaStream_t s;
+struct Run : cupat_lab::RunBase {
     int sms;
 };
-
-#define CK(call)                                                                                                       \
-    do {                                                                                                               \
-        const cudaError_t e_ = (call);                                                                                 \
-        if (e_ != cudaSuccess) return cupat__cuda(X.ctx, e_, #call);                                                   \
-    } while (0)
 
 cupat_status oom(Run &X)
 {
@@ -663,7 +651,7 @@ cupat_status exp_iterate(Run &X)
 
 extern "C" cupat_status cupat__lab_coop_run(cupat_ctx *ctx, int e, int reps, lab_row *rows, int *nrows)
 {
-    Run X = {ctx, reps, rows, nrows, nullptr, ctx->stream, ctx->sm_count};
+    Run X = {{ctx, reps, rows, nrows, nullptr, ctx->stream}, ctx->sm_count};
     X.t = (float *)calloc((size_t)reps, sizeof(float));
     if (!X.t) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "lab coop: out of host memory");
     cupat_status s = CUPAT_SUCCESS;

@@ -39,13 +39,7 @@ constexpr size_t NS = ((size_t)1 << 30) / 16;
 enum : uint32_t { SEED_S = 1, SEED_P = 2, SEED_Q = 3 };
 constexpr double MIB = 1024.0 * 1024.0;
 
-struct Run {
-    cupat_ctx *ctx;
-    int reps;
-    lab_row *rows;
-    int *n;
-    float *t; // reps times
-    cudaStream_t s;
+struct Run : cupat_lab::RunBase {
     int dev, major, minor;
     int grid;                // a full resident wave of the read kernels
     size_t l2, maxp, maxw;   // cudaDevAttrL2CacheSize, MaxPersistingL2CacheSize, MaxAccessPolicyWindowSize
@@ -54,12 +48,6 @@ struct Run {
     size_t setaside;         // granted for the Guide's size
     unsigned long long *sum; // [0] a row's measured sum, [1] set-up kernels' (unchecked)
 };
-
-#define CK(call)                                                                                                       \
-    do {                                                                                                               \
-        const cudaError_t e_ = (call);                                                                                 \
-        if (e_ != cudaSuccess) return cupat__cuda(X.ctx, e_, #call);                                                   \
-    } while (0)
 
 lab_row *add(Run &X, const char *fmt, ...)
 {

@@ -1149,7 +1149,7 @@ extern "C" cupat_status cupat__lab_mem_run(cupat_ctx *ctx, int e, int reps, cons
 {
     float *t = (float *)malloc((size_t)reps * sizeof *t);
     if (!t) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "lab memory: out of host memory");
-    Run X = {ctx, reps, rows, nrows, t, ctx->stream, ctx->sm_count > 0 ? ctx->sm_count : 1, *opts};
+    Run X = {{ctx, reps, rows, nrows, t, ctx->stream}, ctx->sm_count > 0 ? ctx->sm_count : 1, *opts};
     cudaGetLastError();
     cupat_status s;
     switch (e) {

@@ -19,13 +19,7 @@ using cupat_lab::fill;
 using cupat_lab::median;
 using cupat_lab::timed;
 
-struct Run {
-    cupat_ctx *ctx;
-    int reps;
-    lab_mem_row *rows;
-    int *n;
-    float *t; // reps times
-    cudaStream_t s;
+struct Run : cupat_lab::RunBase {
     int sms;
     lab_mem_opts opts;
 };
@@ -44,11 +38,6 @@ template <class L> cupat_status time_row(Run &X, lab_mem_row *r, double bytes, L
     return CUPAT_SUCCESS;
 }
 
-#define CK(call)                                                                                                       \
-    do {                                                                                                               \
-        const cudaError_t e_ = (call);                                                                                 \
-        if (e_ != cudaSuccess) return cupat__cuda(X.ctx, e_, #call);                                                   \
-    } while (0)
 #define LAUNCHED(name) cupat__launched(X.ctx, name)
 
 // memory.cu: the sum of n words (wrapping) into *dsum (zeroed first), on X.s.
