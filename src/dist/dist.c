@@ -609,6 +609,12 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
     CUPAT_TRY(cupat__dist_partition(ctx, key_type, order, n, keys, p, split, tables, part, bucket_n));
     dist_phase(comm, DIST_PHASE_SPLIT);
     for (int r = 0; r < p; r++) scount[r] = bucket_n[r];
+    /* Where peers write into our shared block (below), our last call's reads
+     * of it (the arrivals' sort, the merge) must be over before anyone
+     * writes: the partition waited for the stream where it had keys; a rank
+     * with none waits here, before the counts' allgather lets peers go on. */
+    if (cuda && comm->ipc && !n)
+        CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
     /* every rank's counts to every rank: mat[s * p + r] keys go from s to r */
     uint64_t mat[DIST_MAX_BUCKETS * DIST_MAX_BUCKETS]; /* 32 KiB */
     DIST_MPI_TRY(ctx, fn, MPI_Allgather(scount, p, MPI_UINT64_T, mat, p, MPI_UINT64_T, comm->mpi));
@@ -665,11 +671,12 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
     const size_t nown = scount[me];
     if (s == CUPAT_SUCCESS && cuda) /* GPU: the own sort queued first, so it runs under the exchange */
         s = cupat_sort(ctx, key_type, 0, order, nown, own, own, NULL, NULL);
-    if (s == CUPAT_SUCCESS && direct) {
+    if (direct) { /* every rank alike (the shared block is collective) */
         /* our bucket r to rank r's block, after the arrivals there from the
-         * ranks before us. Its previous contents are free: every rank read
-         * its bucket sizes (a stream wait) after its last call's merge, and
-         * the counts' allgather above followed that on every rank. */
+         * ranks before us. Its previous contents are free: every rank's
+         * stream was drained of its last call (the partition's wait, or the
+         * one above) before the counts' allgather. A rank that failed
+         * before still meets the others in the allreduce below. */
         for (int r = 0; r < p && s == CUPAT_SUCCESS; r++) {
             if (r == me || !scount[r]) continue;
             uint64_t at = 0;
