@@ -548,6 +548,22 @@ static void test_errors(cupat_comm *c)
         CHECK(cupat_sort_dist(c, CUPAT_U32, CUPAT_SORT_ASCENDING, 4, host, &out, &n_out) == CUPAT_ERROR_HOST_POINTER,
               "sort host keys on CUDA");
     }
+    /* one rank's bad argument: every rank returns (none is left waiting in a
+     * collective), the last rank with its own status, the others with the
+     * same code saying another rank failed */
+    {
+        void *keys = NULL;
+        cupat_malloc(ctx, &keys, 64 * 4);
+        if (keys) cupat_memset(ctx, keys, 0, 64 * 4);
+        const int bad = rank == nproc - 1;
+        const cupat_status st = cupat_sort_dist(c, CUPAT_U32, CUPAT_SORT_ASCENDING, 64, bad ? NULL : keys, &out, &n_out);
+        CHECK(st == CUPAT_ERROR_NULL_POINTER, "sort with NULL keys on rank %d only: %s", nproc - 1,
+              cupat_status_string(st));
+        if (!bad)
+            CHECK(strstr(cupat_last_error(ctx), "another rank failed") != NULL, "message: %s", cupat_last_error(ctx));
+        CHECK(out == NULL && n_out == 0, "no output after a failure");
+        cupat_free(ctx, keys);
+    }
     float f = 0;
     CHECK(cupat_allreduce_dist(NULL, CUPAT_F32, CUPAT_OP_SUM, 1, &f, &f) == CUPAT_ERROR_NULL_POINTER,
           "allreduce NULL comm");

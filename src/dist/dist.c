@@ -523,6 +523,23 @@ static cupat_status keys_at(cupat_ctx *ctx, cupat_type t, const void *base, size
  * samples of every rank's keys (fewer where a rank has fewer keys), placed
  * at regular ranks of all the samples sorted (descending reads them from
  * the top). Collective. */
+/* A local step's status agreed between the ranks before the next
+ * collective, so a rank that failed does not leave the others waiting in
+ * it: every rank returns, the failed one with its own status and message,
+ * the others with the largest failing status code and a message saying
+ * another rank failed. */
+static cupat_status dist_agree(cupat_comm *c, const char *fn, cupat_status s)
+{
+    int mine = (int)s, worst = 0;
+    const int e = MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, c->mpi);
+    if (s != CUPAT_SUCCESS) return s;
+    if (e != MPI_SUCCESS) return cupat__dist_mpi_fail(c->ctx, fn, "MPI_Allreduce (agreeing on errors)", e);
+    if (worst != CUPAT_SUCCESS)
+        return cupat__fail(c->ctx, (cupat_status)worst, "%s: another rank failed (%s)", fn,
+                           cupat_status_string((cupat_status)worst));
+    return CUPAT_SUCCESS;
+}
+
 static cupat_status choose_splitters(cupat_comm *comm, const char *fn, cupat_type t, cupat_sort_order order,
                                      size_t n, const void *keys, uint64_t *split)
 {
@@ -532,13 +549,15 @@ static cupat_status choose_splitters(cupat_comm *comm, const char *fn, cupat_typ
     const size_t take = n < SAMPLES_PER_RANK ? n : SAMPLES_PER_RANK, stride = take ? n / take : 1;
     for (int j = 0; j < SAMPLES_PER_RANK; j++) flags[j] = (size_t)j < take, samples[j] = 0;
     cupat_status s = take ? keys_at(ctx, t, keys, stride / 2, stride, take, samples) : CUPAT_SUCCESS;
-    if (s != CUPAT_SUCCESS) return s;
     uint64_t *all = malloc((size_t)p * SAMPLES_PER_RANK * sizeof *all);
     uint64_t *allflags = malloc((size_t)p * SAMPLES_PER_RANK * sizeof *allflags);
-    if (!all || !allflags) {
+    if (s == CUPAT_SUCCESS && (!all || !allflags))
+        s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    s = dist_agree(comm, fn, s);
+    if (s != CUPAT_SUCCESS) {
         free(all);
         free(allflags);
-        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+        return s;
     }
     int e = MPI_Allgather(samples, SAMPLES_PER_RANK, MPI_UINT64_T, all, SAMPLES_PER_RANK, MPI_UINT64_T, comm->mpi);
     if (e == MPI_SUCCESS)
@@ -559,11 +578,10 @@ static cupat_status choose_splitters(cupat_comm *comm, const char *fn, cupat_typ
     return e == MPI_SUCCESS ? CUPAT_SUCCESS : cupat__dist_mpi_fail(ctx, fn, "MPI_Allgather (samples)", e);
 }
 
-cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_order order, size_t n,
-                             const void *keys, void **out, size_t *n_out)
+/* cupat_sort_dist's arguments on this rank (the out pointers cleared). */
+static cupat_status sort_dist_args(cupat_comm *comm, const char *fn, cupat_type key_type, cupat_sort_order order,
+                                   size_t n, const void *keys, void **out, size_t *n_out)
 {
-    static const char fn[] = "cupat_sort_dist";
-    CUPAT_TRY(cupat__dist_begin(comm, fn));
     cupat_ctx *ctx = comm->ctx;
     if (!out) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: out is NULL", fn);
     if (!n_out) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: n_out is NULL", fn);
@@ -575,9 +593,22 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: unknown order %d", fn, (int)order);
     if (n > SIZE_MAX / es) return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: n = %zu keys overflow size_t", fn, n);
     CUPAT_TRY(cupat__check_data(ctx, fn, "keys", keys, n * es));
+    if (comm->size > DIST_MAX_BUCKETS)
+        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "%s: %d ranks (at most %d)", fn, comm->size,
+                           DIST_MAX_BUCKETS);
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_order order, size_t n,
+                             const void *keys, void **out, size_t *n_out)
+{
+    static const char fn[] = "cupat_sort_dist";
+    CUPAT_TRY(cupat__dist_begin(comm, fn));
+    cupat_ctx *ctx = comm->ctx;
+    /* one rank's bad argument stops every rank (none waits in a collective) */
+    CUPAT_TRY(dist_agree(comm, fn, sort_dist_args(comm, fn, key_type, order, n, keys, out, n_out)));
+    const size_t es = cupat_type_size(key_type);
     const int p = comm->size, me = comm->rank;
-    if (p > DIST_MAX_BUCKETS)
-        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "%s: %d ranks (at most %d)", fn, p, DIST_MAX_BUCKETS);
     const int cuda = ctx->backend == CUPAT_BACKEND_CUDA;
     dist_phase_begin(comm);
     if (p == 1) { /* one rank: the local sort is the answer */
@@ -602,39 +633,46 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
     /* 1. splitters from samples of the unsorted keys */
     CUPAT_TRY(choose_splitters(comm, fn, key_type, order, n, keys, split));
     /* 2. the keys partitioned into p buckets (one pass, unsorted inside) */
+    cupat_status s = CUPAT_SUCCESS;
     if (n) {
-        CUPAT_TRY(cupat__dist_buffer(comm, DIST_BUF_PART, n * es, &part));
-        if (cuda) CUPAT_TRY(cupat__dist_buffer(comm, DIST_BUF_TABLES, cupat__dist_partition_tables(n, p), &tables));
+        s = cupat__dist_buffer(comm, DIST_BUF_PART, n * es, &part);
+        if (s == CUPAT_SUCCESS && cuda)
+            s = cupat__dist_buffer(comm, DIST_BUF_TABLES, cupat__dist_partition_tables(n, p), &tables);
     }
-    CUPAT_TRY(cupat__dist_partition(ctx, key_type, order, n, keys, p, split, tables, part, bucket_n));
-    dist_phase(comm, DIST_PHASE_SPLIT);
-    for (int r = 0; r < p; r++) scount[r] = bucket_n[r];
+    if (s == CUPAT_SUCCESS) s = cupat__dist_partition(ctx, key_type, order, n, keys, p, split, tables, part, bucket_n);
     /* Where peers write into our shared block (below), our last call's reads
      * of it (the arrivals' sort, the merge) must be over before anyone
      * writes: the partition waited for the stream where it had keys; a rank
      * with none waits here, before the counts' allgather lets peers go on. */
-    if (cuda && comm->ipc && !n)
-        CUPAT_CUDA_TRY(ctx, cudaStreamSynchronize(ctx->stream));
+    if (s == CUPAT_SUCCESS && cuda && comm->ipc && !n)
+        s = cupat__cuda(ctx, cudaStreamSynchronize(ctx->stream), "cudaStreamSynchronize");
+    CUPAT_TRY(dist_agree(comm, fn, s));
+    dist_phase(comm, DIST_PHASE_SPLIT);
+    for (int r = 0; r < p; r++) scount[r] = bucket_n[r];
     /* every rank's counts to every rank: mat[s * p + r] keys go from s to r */
     uint64_t mat[DIST_MAX_BUCKETS * DIST_MAX_BUCKETS]; /* 32 KiB */
     DIST_MPI_TRY(ctx, fn, MPI_Allgather(scount, p, MPI_UINT64_T, mat, p, MPI_UINT64_T, comm->mpi));
     for (int r = 0; r < p; r++) rcount[r] = mat[(size_t)r * p + me];
     size_t total = 0, from_others = 0;
-    for (int r = 0; r < p; r++) {
+    for (int r = 0; r < p && s == CUPAT_SUCCESS; r++) {
         if (rcount[r] > (SIZE_MAX / es - total))
-            return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: rank %d would receive more than size_t holds", fn, me);
-        total += rcount[r];
+            s = cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: rank %d would receive more than size_t holds", fn, me);
+        else total += rcount[r];
     }
-    from_others = total - rcount[me];
+    from_others = s == CUPAT_SUCCESS ? total - rcount[me] : 0;
     /* 3. our own bucket is sorted in place while the others travel (the
      * exchange on the communicator's second stream), then what arrived is
      * sorted, and the two sorted runs merge into the output */
-    if (total) CUPAT_TRY(cupat_malloc(ctx, &res, total * es));
+    if (s == CUPAT_SUCCESS && total) s = cupat_malloc(ctx, &res, total * es);
+    s = dist_agree(comm, fn, s);
+    if (s != CUPAT_SUCCESS) {
+        cupat_free(ctx, res);
+        return s;
+    }
     /* GPUs of one node with peer access: what arrives lands in a block the
      * senders map (copy engines over NVLink, no SMs taken from the own
      * sort); otherwise in a buffer of our own through the transport */
     int direct = 0;
-    cupat_status s = CUPAT_SUCCESS;
     if (cuda && comm->ipc) {
         uint64_t most = 0;
         for (int r = 0; r < p; r++) {
@@ -694,8 +732,9 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
         if (s == CUPAT_SUCCESS && e != MPI_SUCCESS) s = cupat__dist_mpi_fail(ctx, fn, "MPI_Allreduce", e);
         if (s == CUPAT_SUCCESS && !every)
             s = cupat__fail(ctx, CUPAT_ERROR_CUDA, "%s: the exchange failed on another rank", fn);
-    } else if (s == CUPAT_SUCCESS) {
-        s = cupat__dist_exchange(comm, fn, p, x, side);
+    } else {
+        s = dist_agree(comm, fn, s); /* every rank ready, or none goes into the exchange */
+        if (s == CUPAT_SUCCESS) s = cupat__dist_exchange(comm, fn, p, x, side);
     }
     if (s == CUPAT_SUCCESS && !cuda) s = cupat_sort(ctx, key_type, 0, order, nown, own, own, NULL, NULL);
     if (s == CUPAT_SUCCESS && cuda) {
