@@ -401,24 +401,42 @@ cupat_status alloc_fill(Run &X, Data &D, size_t np, size_t nq)
     return CUPAT_SUCCESS;
 }
 
+// The region of 1x the set-aside, filled, and its row read beside the
+// stream with no window: the baseline the window rows are set against.
+struct Baseline {
+    size_t np, pb, wb;  // region elements, bytes, the window's bytes
+    uint64_t want;      // the kernel's expected sum
+    double bytes, ms;   // traffic a launch, the baseline's time
+};
+cupat_status baseline_row(Run &X, Data &D, const char *prefix, const char *note, Baseline &b)
+{
+    b.np = X.setaside / 16, b.pb = b.np * 16, b.wb = window_bytes(X, b.pb);
+    CUPAT_TRY(alloc_fill(X, D, b.np, 0));
+    b.want = stream_sum() + lab_l2_expect_cyclic(SEED_P, b.np, NS);
+    b.bytes = 2.0 * NS * 16;
+    lab_row *r = add(X, "%sno window (region %.1f MiB = 1x the set-aside)", prefix, b.pb / MIB);
+    CUPAT_TRY(fresh(X));
+    CUPAT_TRY(measure(X, r, b.want, b.bytes, [&]() { return launch_mixed(X, D.S, D.P, b.np, X.sum); }));
+    b.ms = r->ms;
+    lab_row_note(r, "%s", note);
+    return CUPAT_SUCCESS;
+}
+
 cupat_status hitratio_rows(Run &X, Data &D)
 {
-    const size_t np = X.setaside / 16, pb = np * 16, wb = window_bytes(X, pb);
-    CUPAT_TRY(alloc_fill(X, D, np, 0));
-    const uint64_t want = stream_sum() + lab_l2_expect_cyclic(SEED_P, np, NS);
-    const double bytes = 2.0 * NS * 16;
-    lab_row *r = add(X, "no window (region %.1f MiB = 1x the set-aside)", pb / MIB);
-    CUPAT_TRY(fresh(X));
-    CUPAT_TRY(measure(X, r, want, bytes, [&]() { return launch_mixed(X, D.S, D.P, np, X.sum); }));
-    const double base = r->ms;
-    lab_row_note(r, "the region read beside a 1 GiB stream, element for element; the baseline");
+    Baseline b;
+    CUPAT_TRY(baseline_row(X, D, "", "the region read beside a 1 GiB stream, element for element; the baseline", b));
+    const size_t np = b.np, wb = b.wb;
+    const uint64_t want = b.want;
+    const double bytes = b.bytes, base = b.ms;
+    lab_row *r;
     static const float hits[] = {0.f, 0.25f, 0.5f, 0.75f, 1.f};
     for (float h : hits) {
         r = add(X, "window over the region, hitRatio %.2f", h);
         CUPAT_TRY(fresh(X));
         CK(stream_window(X.s, win(D.P, wb, h)));
         CUPAT_TRY(measure(X, r, want, bytes, [&]() { return launch_mixed(X, D.S, D.P, np, X.sum); }));
-        note_clip(X, r, pb);
+        note_clip(X, r, b.pb);
         if (r->ms > 0 && base > 0)
             lab_row_note(r, "%.3fx the no-window time; hitProp persisting, missProp streaming", r->ms / base);
     }
@@ -622,15 +640,12 @@ cupat_status stream_window_of(Run &X, cudaAccessPolicyWindow *w)
 
 cupat_status launch_rows(Run &X, Data &D)
 {
-    const size_t np = X.setaside / 16, pb = np * 16, wb = window_bytes(X, pb);
-    CUPAT_TRY(alloc_fill(X, D, np, 0));
-    const uint64_t want = stream_sum() + lab_l2_expect_cyclic(SEED_P, np, NS);
-    const double bytes = 2.0 * NS * 16;
-    lab_row *r = add(X, "<<< >>>, no window (region %.1f MiB = 1x the set-aside)", pb / MIB);
-    CUPAT_TRY(fresh(X));
-    CUPAT_TRY(measure(X, r, want, bytes, [&]() { return launch_mixed(X, D.S, D.P, np, X.sum); }));
-    const double base = r->ms;
-    lab_row_note(r, "the baseline");
+    Baseline b;
+    CUPAT_TRY(baseline_row(X, D, "<<< >>>, ", "the baseline", b));
+    const size_t np = b.np, wb = b.wb;
+    const uint64_t want = b.want;
+    const double bytes = b.bytes, base = b.ms;
+    lab_row *r;
 
     const cudaAccessPolicyWindow w1 = win(D.P, wb, 1.f), w0 = win(D.P, wb, 0.f);
     r = add(X, "<<< >>>, stream attribute: hitRatio 1");

@@ -725,13 +725,10 @@ cupat_status cupat_sort_dist(cupat_comm *comm, cupat_type key_type, cupat_sort_o
                                             scount[r] * es, cudaMemcpyDeviceToDevice, side),
                             "cudaMemcpyAsync (to a peer)");
         }
-        /* ours sent, then everyone's: what we receive is here */
+        /* ours sent, then everyone's (the agreement is the barrier): what
+         * we receive is here */
         if (s == CUPAT_SUCCESS) s = cupat__cuda(ctx, cudaStreamSynchronize(side), "cudaStreamSynchronize");
-        int ok = s == CUPAT_SUCCESS, every = 0;
-        const int e = MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, comm->mpi);
-        if (s == CUPAT_SUCCESS && e != MPI_SUCCESS) s = cupat__dist_mpi_fail(ctx, fn, "MPI_Allreduce", e);
-        if (s == CUPAT_SUCCESS && !every)
-            s = cupat__fail(ctx, CUPAT_ERROR_CUDA, "%s: the exchange failed on another rank", fn);
+        s = dist_agree(comm, fn, s);
     } else {
         s = dist_agree(comm, fn, s); /* every rank ready, or none goes into the exchange */
         if (s == CUPAT_SUCCESS) s = cupat__dist_exchange(comm, fn, p, x, side);
@@ -788,7 +785,7 @@ cupat_status cupat_allreduce_dist(cupat_comm *comm, cupat_type type, cupat_op op
         if (x != yb && bytes) CUPAT_TRY(cupat_memcpy(ctx, yb, x, bytes));
         return CUPAT_SUCCESS;
     }
-    /* one node with peer access: one kernel a rank over the mapped buffers */
+    /* one node with peer access: pushed into the peers' inboxes, one kernel a round (dist_ipc.c) */
     if (comm->ipc) {
         const cupat_status si = cupat__dist_allreduce_ipc(comm, fn, type, op, n, x, y);
         if (si != CUPAT_ERROR_NOT_SUPPORTED) return si;
