@@ -137,6 +137,45 @@ static void test_hand_graphs(cupat_ctx *ctx)
     check_all_rungs(ctx, g, 1, &s1, "star from a leaf");
     cupat_graph_destroy(ctx, g);
 
+    /* A hub of 20000 leaves, each leaf with one more leaf: the hub's list
+     * spans many edge_balanced tiles (2048 edges), and the next level is
+     * 20000 one-edge lists in few tiles. Every rung, from the hub and a
+     * leaf of a leaf. */
+    {
+        const int L = 20000;
+        int32_t *hub = test_xmalloc((size_t)4 * L * sizeof *hub);
+        for (int i = 0; i < L; i++) {
+            hub[4 * i] = 0, hub[4 * i + 1] = 1 + i;          /* hub - leaf    */
+            hub[4 * i + 2] = 1 + i, hub[4 * i + 3] = 1 + L + i; /* leaf - leaf' */
+        }
+        g = from_edges(ctx, (size_t)2 * L + 1, (size_t)2 * L, hub, CUPAT_GRAPH_UNDIRECTED);
+        int32_t h0 = 0, h1 = 1 + L + 77;
+        check_all_rungs(ctx, g, 1, &h0, "hub of 20000 from the hub");
+        check_all_rungs(ctx, g, 1, &h1, "hub of 20000 from a far leaf");
+        cupat_graph_destroy(ctx, g);
+        free(hub);
+    }
+
+    /* 3100 isolated sources between two with edges: the first level's
+     * queue holds more entries than a tile has edges (edge_balanced's
+     * unstaged path). */
+    {
+        const int N = 5000, ISO = 3100;
+        int32_t e2[40];
+        for (int i = 0; i < 10; i++) {
+            e2[4 * i] = 0, e2[4 * i + 1] = 4500 + i;
+            e2[4 * i + 2] = 4000, e2[4 * i + 3] = 4600 + i;
+        }
+        g = from_edges(ctx, (size_t)N, 20, e2, CUPAT_GRAPH_UNDIRECTED);
+        int32_t *srcs = test_xmalloc((size_t)(ISO + 2) * sizeof *srcs);
+        srcs[0] = 4000; /* unsorted on purpose */
+        for (int i = 0; i < ISO; i++) srcs[1 + i] = 100 + i;
+        srcs[ISO + 1] = 0;
+        check_all_rungs(ctx, g, (size_t)ISO + 2, srcs, "3100 isolated sources");
+        cupat_graph_destroy(ctx, g);
+        free(srcs);
+    }
+
     /* two components and isolated vertices 7, 8 */
     int32_t two[] = {0, 1, 1, 2, 2, 0, 3, 4, 4, 5, 5, 6};
     g = from_edges(ctx, 9, 6, two, CUPAT_GRAPH_UNDIRECTED);

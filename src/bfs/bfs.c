@@ -1,7 +1,7 @@
 /* bfs.c — cupat_bfs and cupat_bfs_multi: argument checks, the "bfs" ladder,
  * dispatch; cupat_bfs_check_result, the Graph500 validation.
  * Rung -> file: push_vertex .. privatized: bfs_book.cu; warp_coop,
- * scan_compact, direction_opt: bfs_fast.cu; serial, openmp_*: bfs_cpu.c. */
+ * scan_compact, edge_balanced, direction_opt: bfs_fast.cu; serial, openmp_*: bfs_cpu.c. */
 #include "internal.h"
 #include "bfs/bfs_internal.h"
 
@@ -43,10 +43,17 @@ static const cupat_variant_info bfs_rungs[BR_COUNT] = {
                          "no atomics in the expansion: benign-race flags per vertex, the next "
                          "queue by stream compaction (cupat_select, decoupled look-back)",
                          "PMPP 11 (compaction) applied to 15.5; Merrill et al. 2012", CUDA, 0},
+    [BR_EDGE_BALANCED] = {"bfs", "edge_balanced",
+                          "load balancing by a scan of the frontier's degrees: every block the "
+                          "same number of edges (a hub's list split across the grid), a "
+                          "thread 8 consecutive edges, the tile's lists staged in shared memory",
+                          "PMPP 11 (scan) applied to 15.5; Merrill, Garland & Grimshaw 2012",
+                          CUDA, 0},
     [BR_DIRECTION_OPT] = {"bfs", "direction_opt",
-                          "direction-optimizing: warp_coop top-down while the frontier is "
-                          "small, bottom-up over a frontier bitmap (ballot-built, no atomics) "
-                          "while its edges pass the unvisited edges / 14",
+                          "direction-optimizing: edge_balanced top-down while the frontier is "
+                          "small, bottom-up over a frontier bitmap (ballot-built, no atomics; "
+                          "long in-edge lists searched by the warp) while its edges pass the "
+                          "unvisited edges / 14",
                           "beyond the books (Beamer, Asanovic & Patterson 2012)", CUDA, 1},
     [BR_CPU_SERIAL] = {"bfs", "serial", "one FIFO queue: the textbook reference", "PMPP 15.2",
                        CPU, 0},

@@ -89,6 +89,10 @@ cupat_status cupat__bfs_cuda_work(cupat_ctx *ctx, cupat_graph *g, int rung)
         k_iota<<<cupat__bfs_grid(ctx, n, 256), 256, 0, ctx->stream>>>(w->iota, n);
         CUPAT_TRY(cupat__launched(ctx, "k_iota"));
     }
+    if (rung == BR_EDGE_BALANCED || rung == BR_DIRECTION_OPT) {
+        CUPAT_TRY(alloc(ctx, &w->qoff[0], n * sizeof(uint64_t)));
+        CUPAT_TRY(alloc(ctx, &w->qoff[1], n * sizeof(uint64_t)));
+    }
     if (rung == BR_DIRECTION_OPT) {
         CUPAT_TRY(alloc(ctx, (void **)&w->bitmap[0], words * sizeof(uint32_t)));
         CUPAT_TRY(alloc(ctx, (void **)&w->bitmap[1], words * sizeof(uint32_t)));
@@ -107,6 +111,8 @@ void cupat__bfs_cuda_free(cupat_graph *g)
     bfs_work *w = &g->work;
     cudaFree(w->queue[0]);
     cudaFree(w->queue[1]);
+    cudaFree(w->qoff[0]);
+    cudaFree(w->qoff[1]);
     cudaFree(w->flags);
     cudaFree(w->iota);
     cudaFree(w->bitmap[0]);

@@ -7,7 +7,9 @@
  *   bfs_common.cu work buffers, initialization, the level counters
  *   bfs_book.cu   PMPP ch. 15 rungs: push, pull, edge-centric, queue, privatized
  *   bfs_fast.cu   beyond the book: warp-cooperative expansion, scan
- *                 compaction, direction-optimizing (the CUDA default)
+ *                 compaction, edge-balanced expansion (a scan of the
+ *                 frontier's degrees), direction-optimizing (the CUDA
+ *                 default)
  * C interface; the .cu files include it inside extern "C". */
 #ifndef CUPAT_BFS_INTERNAL_H
 #define CUPAT_BFS_INTERNAL_H
@@ -36,6 +38,7 @@ typedef enum bfs_rung {
     /* beyond the book */
     BR_WARP_COOP,       /* load balancing: warps expand long lists together   */
     BR_SCAN_COMPACT,    /* benign-race flags, the queue by cupat_select       */
+    BR_EDGE_BALANCED,   /* the frontier's edges split evenly (degree scan)     */
     BR_DIRECTION_OPT,   /* Beamer 2012: top-down / bottom-up (CUDA default)   */
     /* CPU backend */
     BR_CPU_SERIAL,      /* one queue: the reference                            */
@@ -47,13 +50,17 @@ typedef enum bfs_rung {
 /* Beamer's switch (2012, section 4): top-down -> bottom-up when the
  * frontier's edges m_f exceed m_u / ALPHA (m_u: edges of the unvisited
  * vertices); back to top-down when the frontier has fewer than n / BETA
- * vertices and shrinks. The paper's values. */
+ * vertices and shrinks. The paper's values; CUPAT_BFS_ALPHA / CUPAT_BFS_BETA
+ * in the environment override them (for tuning runs: docs/bfs.md). */
 #define BFS_ALPHA 14
 #define BFS_BETA 24
 
 /* Device work buffers a graph keeps after its first search (CUDA). */
 typedef struct bfs_work {
     int32_t *queue[2];  /* n each                                      */
+    void *qoff[2];      /* n each (u32 or u64): the queues' out-degrees,
+                         * scanned in place into edge offsets
+                         * (edge_balanced, direction_opt)               */
     uint8_t *flags;     /* n: scan_compact's next-frontier flags        */
     int32_t *iota;      /* n: 0 .. n-1, the ids cupat_select compacts   */
     uint32_t *bitmap[2]; /* ceil(n / 32) words each: direction_opt     */
