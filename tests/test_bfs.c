@@ -328,6 +328,47 @@ static void test_random(cupat_ctx *ctx)
     free(e);
 }
 
+/* Frontiers that grow past one block's queue and shrink again: small_frontier
+ * (bfs_book.cu) runs small levels in one block of a 2048-vertex queue and
+ * hands bigger ones to the grid. Paths of 10 between stars whose centres have
+ * 2048 leaves (fills the queue exactly: stays in the block), 2049 (one past:
+ * the block returns) and 5000 (returns again); one leaf of each star starts
+ * the next path, so the frontier falls back to 1 after each star. */
+static void test_frontier_sizes(cupat_ctx *ctx)
+{
+    static const int leaves[3] = {2048, 2049, 5000};
+    const int path = 10;
+    size_t n = 0, ne = 0;
+    int32_t *e = test_xmalloc(2 * (4 * (size_t)path + 2048 + 2049 + 5000) * sizeof *e);
+    int32_t first = 0, last = 0;
+    for (int s = 0; s <= 3; s++) {
+        /* a path first .. first + path - 1, from the previous star's first leaf */
+        first = (int32_t)n;
+        if (s > 0) e[2 * ne] = first - leaves[s - 1], e[2 * ne + 1] = first, ne++;
+        for (int i = 0; i + 1 < path; i++)
+            e[2 * ne] = first + i, e[2 * ne + 1] = first + i + 1, ne++;
+        n += path;
+        last = (int32_t)n - 1;
+        if (s == 3) break;
+        for (int l = 0; l < leaves[s]; l++) e[2 * ne] = last, e[2 * ne + 1] = (int32_t)n + l, ne++;
+        n += (size_t)leaves[s];
+    }
+    for (int und = 0; und <= 1; und++) {
+        cupat_graph *g = from_edges(ctx, n, ne, e, und ? CUPAT_GRAPH_UNDIRECTED : 0);
+        int32_t src[2] = {0, last};
+        check_all_rungs(ctx, g, 1, src, und ? "frontier sizes" : "frontier sizes, directed");
+        check_all_rungs(ctx, g, 2, src, "frontier sizes, two ends");
+        /* more sources than the block holds: the first level on the grid */
+        const size_t ns = 2100;
+        int32_t *many = test_xmalloc(ns * sizeof *many);
+        for (size_t i = 0; i < ns; i++) many[i] = (int32_t)(i * 4 % n);
+        check_all_rungs(ctx, g, ns, many, "frontier sizes, 2100 sources");
+        free(many);
+        cupat_graph_destroy(ctx, g);
+    }
+    free(e);
+}
+
 /* ------------------------------------------------------ the handle ---- */
 
 static void test_inputs(cupat_ctx *ctx)
@@ -634,6 +675,7 @@ int main(int argc, char **argv)
     test_validation(ctx);
     test_hand_graphs(ctx);
     test_random(ctx);
+    test_frontier_sizes(ctx);
     test_kronecker(ctx);
     printf("rung runs validated: %d\n", n_rungs_run);
     return test_finish(ctx);

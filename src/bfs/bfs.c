@@ -1,6 +1,6 @@
 /* bfs.c — cupat_bfs and cupat_bfs_multi: argument checks, the "bfs" ladder,
  * dispatch; cupat_bfs_check_result, the Graph500 validation.
- * Rung -> file: push_vertex .. privatized: bfs_book.cu; warp_coop,
+ * Rung -> file: push_vertex .. small_frontier: bfs_book.cu; warp_coop,
  * scan_compact, edge_balanced, direction_opt: bfs_fast.cu; serial, openmp_*: bfs_cpu.c. */
 #include "internal.h"
 #include "bfs/bfs_internal.h"
@@ -34,6 +34,13 @@ static const cupat_variant_info bfs_rungs[BR_COUNT] = {
                        "block-level queues in shared memory (overflow to global), one global "
                        "atomicAdd a block to place them",
                        "PMPP 15.6", CUDA, 0},
+    [BR_SMALL_FRONTIER] = {"bfs", "small_frontier",
+                           "fewer launches: while the frontier fits one block's shared-memory "
+                           "queue (2048 vertices), a single block runs level after level "
+                           "(barriers between them, one launch and one counter read for the "
+                           "whole run); a bigger frontier goes to the privatized kernel, a "
+                           "level a launch, until it shrinks again",
+                           "PMPP 15.7", CUDA, 0},
     [BR_WARP_COOP] = {"bfs", "warp_coop",
                       "load balancing: lists of 32+ neighbours expanded by the whole warp, "
                       "short ones in lockstep; warp-aggregated appends (ballot rank, one "
@@ -130,7 +137,7 @@ static cupat_status bfs_entry(cupat_ctx *ctx, const char *fn, const cupat_graph 
     }
     if (s == CUPAT_SUCCESS) {
         if (ctx->backend == CUPAT_BACKEND_CPU) s = cupat__bfs_cpu(ctx, &r);
-        else if (r.rung <= BR_PRIVATIZED) s = cupat__bfs_cuda_book(ctx, &r);
+        else if (r.rung <= BR_SMALL_FRONTIER) s = cupat__bfs_cuda_book(ctx, &r);
         else s = cupat__bfs_cuda_fast(ctx, &r);
     }
     if (!parents && r.parents) {

@@ -35,6 +35,7 @@ typedef enum bfs_rung {
     BR_EDGE_CENTRIC,    /* 15.4: a thread per edge                            */
     BR_QUEUE,           /* 15.5: frontier queues, global atomics              */
     BR_PRIVATIZED,      /* 15.6: block-level queues in shared memory          */
+    BR_SMALL_FRONTIER,  /* 15.7: small frontiers, one block, many levels      */
     /* beyond the book */
     BR_WARP_COOP,       /* load balancing: warps expand long lists together   */
     BR_SCAN_COMPACT,    /* benign-race flags, the queue by cupat_select       */
