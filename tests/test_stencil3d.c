@@ -106,6 +106,19 @@ static void test_rungs(cupat_ctx *ctx)
                           s % 2 ? 3 : 0, s % 3 ? 5 : 0, P, 0);
                 check(ctx, list[v].name, f64, 19, 13, 11, 1, 2, P, 3);
                 check(ctx, list[v].name, f64, 21, 18, 9, 0, 0, P, 5);
+                /* 16-byte columns fit (nx, ldy, ldz multiples of 4: the
+                 * columns rung's own kernel): one warp short, one exact,
+                 * warps crossing blocks, z chunks of 64 with a short last
+                 * one, 1 and 2 planes, padding in 16-byte steps */
+                static const size_t cols[][5] = {{4, 3, 3, 0, 0},    {8, 6, 5, 4, 8},
+                                                 {128, 9, 7, 0, 0},  {132, 11, 70, 4, 0},
+                                                 {260, 19, 131, 0, 12}, {8, 4, 1, 0, 0},
+                                                 {12, 5, 2, 8, 4}};
+                for (size_t s = 0; s < sizeof cols / sizeof cols[0]; s++)
+                    if (!t_small || cols[s][0] * cols[s][1] * cols[s][2] < 100000)
+                        check(ctx, list[v].name, f64, cols[s][0], cols[s][1], cols[s][2],
+                              cols[s][3], cols[s][4], P, 0);
+                check(ctx, list[v].name, f64, 36, 10, 67, 0, 0, P, 3);
             }
         if (t_backend == CUPAT_BACKEND_CUDA && !t_small)
             for (int P = 7; P <= 27; P += 20) check(ctx, list[v].name, 0, 130, 67, 70, 0, 0, P, 0);

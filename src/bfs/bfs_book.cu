@@ -133,7 +133,7 @@ __global__ void k_privatized(const uint64_t *rp, const int32_t *col, const int32
 // block, so the shared counter is the global position too), its first CAP
 // entries are copied out, and the block returns so the grid can take the big
 // levels. ctrl->count: the next frontier's size (0: the search is over);
-// ctrl->pad: the levels this launch completed (the host's level counter).
+// ctrl->levels: the levels this launch completed (the host's level counter).
 //
 // One barrier a level is enough because the counters rotate through three
 // words: level p adds into cnt[p % 3]; every thread reads it after the
@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(BLOCK, 1)
             for (unsigned k = threadIdx.x; k < CAP && k < next; k += BLOCK) nq[k] = xq[k];
             if (threadIdx.x == 0) {
                 ctrl->count = next;
-                ctrl->pad = (unsigned)(lvl + 1 - cur);
+                ctrl->levels = (unsigned)(lvl + 1 - cur);
             }
             return;
         }
@@ -223,7 +223,7 @@ static cupat_status bfs_small_frontier(cupat_ctx *ctx, const bfs_req *r)
         }
         CUPAT_TRY(cupat__bfs_ctrl_read(ctx, g, &h));
         if (h.count == 0) break;
-        cur += small ? (int32_t)h.pad : 1;
+        cur += small ? (int32_t)h.levels : 1;
         int32_t *t = q;
         q = nq;
         nq = t;

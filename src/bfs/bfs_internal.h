@@ -113,7 +113,7 @@ cupat_status cupat__bfs_cuda_fast(cupat_ctx *ctx, const bfs_req *r);
 /* bfs_common.cu: the level counters, read back each level. */
 typedef struct bfs_ctrl {
     unsigned int count;       /* next frontier's vertices (or "changed")  */
-    unsigned int pad;
+    unsigned int levels;      /* small_frontier: the levels a launch completed */
     unsigned long long edges; /* next frontier's out-edges                */
 } bfs_ctrl;
 /* levels, parents := -1; each source s: level 0, parent s; queue (may be

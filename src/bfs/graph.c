@@ -506,7 +506,7 @@ static cupat_status parse_edges(cupat_ctx *ctx, const char *fn, const char *name
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         if (!eol) eol = end;
         const char *q = p;
-        p = eol + 1;
+        p = eol < end ? eol + 1 : end; /* no pointer past one beyond the end */
         while (q < eol && (*q == ' ' || *q == '\t')) q++;
         const char *stop = eol;
         if (stop > q && stop[-1] == '\r') stop--;

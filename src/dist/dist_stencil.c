@@ -24,7 +24,7 @@
  * boundary planes (the interior keeps running on the device meanwhile) and
  * moves the data through host memory; the CPU backend runs 1, 3, 2 in turn.
  *
- * Each part is one pass of the pipeline rung over a window of planes
+ * Each part is one pass of the default rung over a window of planes
  * (cupat__stencil3d_window), the fastest single step: the
  * same chain of fma per point as every rung, so the slabs equal
  * cupat_stencil3d_run on the whole grid bit for bit. The temporal rung

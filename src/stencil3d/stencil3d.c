@@ -1,7 +1,7 @@
 /* stencil3d.c — cupat_stencil3d, cupat_stencil3d_run and the presets:
  * argument checks, the "stencil3d" ladder, dispatch and the step driver.
  * Rung -> file: basic .. regtile: stencil3d_book.cu; pipeline:
- * stencil3d_pipeline.cu; temporal:
+ * stencil3d_pipeline.cu; columns: stencil3d_columns.cu; temporal:
  * stencil3d_temporal.cu; serial, openmp: stencil3d_cpu.c. */
 #include "stencil3d/stencil3d_internal.h"
 
@@ -34,7 +34,13 @@ static const cupat_variant_info s3_rungs[S3_COUNT] = {
                      "coarse_z with the planes brought into a ring of shared-memory stages by "
                      "asynchronous copies (cp.async), several planes ahead: loads in flight "
                      "without the registers regtile's prefetch holds them in",
-                     "beyond the books (CUDA Guide: asynchronous data copies)", CUDA, 1},
+                     "beyond the books (CUDA Guide: asynchronous data copies)", CUDA, 0},
+    [S3_COLUMNS] = {"stencil3d", "columns",
+                    "f32: a thread walks a column of four x points through z (one 16-byte "
+                    "load a plane), its z neighbours in registers, x neighbours by shuffles, "
+                    "y neighbours through L1: no shared memory, no barrier (f64 or unaligned "
+                    "grids: the pipeline rung)",
+                    "beyond the books (register blocking with warp shuffles)", CUDA, 1},
     [S3_TEMPORAL] = {"stencil3d", "temporal",
                      "temporal blocking: a 32 x 16 tile with a halo of T points walks z and "
                      "applies T steps (1, 2 or 4) in one pass, each level three planes in "
@@ -124,7 +130,7 @@ cupat_status cupat__stencil3d_window(cupat_ctx *ctx, const s3_req *r, cudaStream
         cupat__stencil3d_cpu(r, 1, in, out);
         return CUPAT_SUCCESS;
     }
-    return cupat__stencil3d_cuda(ctx, S3_PIPELINE, r, 1, stream, in, out);
+    return cupat__stencil3d_cuda(ctx, S3_COLUMNS, r, 1, stream, in, out);
 }
 
 cupat_status cupat_stencil3d(cupat_ctx *ctx, cupat_type type, size_t nx, size_t ny, size_t nz,

@@ -173,7 +173,10 @@ cupat_status launch(cupat_ctx *ctx, int rung, const s3_req *r, cudaStream_t s, c
 cupat_status cupat__stencil3d_cuda(cupat_ctx *ctx, int rung, const s3_req *r, int steps,
                                    cudaStream_t stream, const void *in, void *out)
 {
-    if (rung == S3_PIPELINE) return cupat__stencil3d_pipeline(ctx, r, stream, in, out);
+    if (rung == S3_COLUMNS && cupat__stencil3d_columns_fits(r, in, out))
+        return cupat__stencil3d_columns(ctx, r, stream, in, out);
+    if (rung == S3_PIPELINE || rung == S3_COLUMNS) // (columns: f64 or unaligned)
+        return cupat__stencil3d_pipeline(ctx, r, stream, in, out);
     if (rung == S3_TEMPORAL) {
         if (r->z0 != 0 || r->z1 != r->nz)
             return cupat__fail(ctx, CUPAT_ERROR_INTERNAL,

@@ -95,5 +95,10 @@ inline Grid make_grid(const s3_req *r)
 
 cupat_status cupat__stencil3d_pipeline(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
                                        const void *in, void *out);
+// The columns rung (f32, 16-byte columns); _fits: whether r, in and out
+// allow it (else the caller runs the pipeline rung).
+int cupat__stencil3d_columns_fits(const s3_req *r, const void *in, const void *out);
+cupat_status cupat__stencil3d_columns(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
+                                      const void *in, void *out);
 cupat_status cupat__stencil3d_temporal(cupat_ctx *ctx, const s3_req *r, int steps,
                                        cudaStream_t stream, const void *in, void *out);

@@ -15,6 +15,7 @@ enum cupat_stencil3d_rung {
     S3_COARSE_Z, /* 32 x 32 tile walks z, 3 planes in shared       PMPP 8.4 */
     S3_REGTILE,  /* z neighbours in registers, 1 plane in shared   PMPP 8.5 */
     S3_PIPELINE, /* planes by cp.async into a shared ring          beyond    */
+    S3_COLUMNS,  /* 16-byte columns walk z in registers, no smem   beyond    */
     S3_TEMPORAL, /* several steps a pass, 2.5D blocking           beyond    */
     S3_CUDA_COUNT,
     S3_SERIAL = S3_CUDA_COUNT,
@@ -47,7 +48,7 @@ cupat_status cupat__stencil3d_check_buf(cupat_ctx *ctx, const char *fn, const ch
 
 /* One step in -> out over r's window of planes only, for callers that split
  * a step (cupat_stencil3d_dist): CUDA: the fastest single-step rung
- * (pipeline) on `stream`; CPU: the OpenMP loop
+ * (columns, or pipeline where columns does not fit) on `stream`; CPU: the OpenMP loop
  * (stream ignored). Every point as cupat_stencil3d computes it. */
 cupat_status cupat__stencil3d_window(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
                                      const void *in, void *out);

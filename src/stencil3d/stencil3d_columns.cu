@@ -1,0 +1,188 @@
+// stencil3d_columns.cu — the "columns" rung (f32): a thread owns a column of
+// four consecutive x points (one 16-byte load a plane) and walks it through
+// z with the planes it needs in registers, no shared memory and no barrier:
+//   - z neighbours: the column's planes z - 1, z, z + 1 stay in registers,
+//     plane z + 2 is loaded one step ahead;
+//   - x neighbours: inside the four, registers; across threads, the next
+//     and previous lanes' values by shuffles (the warp is one row of 128
+//     points); the warp's two ends load one scalar each;
+//   - y neighbours: the rows above and below are other warps' columns,
+//     read again through L1 (they loaded them a moment before; the block's
+//     first and last rows come from L2).
+// Why: the shared-memory rungs spend their instructions on the tile's halo,
+// barriers and 4-byte traffic (ncu: instruction-bound at 0.70 of the copy
+// rate); here a warp moves 512 bytes a load and every output tile is
+// aligned, so DRAM sees one read and one write of each point.
+// Every point is the one chain of stencil3d_dev.cuh (point<T, P>): bitwise
+// equal to the other rungs. Taken when the grid allows 16-byte columns (f32,
+// nx, ldy, ldz multiples of 4, both pointers 16-byte aligned); otherwise the
+// pipeline rung runs (cupat__stencil3d_columns_fits). Honours the z window.
+#include "stencil3d/stencil3d_dev.cuh"
+
+#include <stdint.h>
+
+using namespace cupat_s3;
+
+namespace {
+
+constexpr int CX = 32;  // columns a block in x (a warp: 128 points)
+constexpr int CY = 8;   // rows a block
+constexpr int CZ = 64;  // planes a chunk (2 extra plane reads a chunk: 3%)
+constexpr unsigned FULL = 0xffffffffu;
+
+// A row's four points with their x neighbours: v[0] = x - 1, v[1..4] the
+// four, v[5] = x + 4 (only the ones a written point reads are filled).
+struct Row {
+    float v[6];
+};
+
+struct Col {
+    long long x, nx4, x4;
+    bool xin; // the column is inside the grid
+    // the 16-byte value at p (a column of some row and plane)
+    __device__ float4 ld(const float4 *p) const
+    {
+        return xin ? __ldg(p) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+    // q (loaded from p) with its x neighbours: shuffles inside the warp,
+    // one load at each end. Every lane of the warp calls (the row is the
+    // warp's). x = 0 and x = nx - 1 are halo points (copied): their outer
+    // neighbours are never read, so nothing is loaded for them.
+    __device__ Row row(float4 q, const float4 *p) const
+    {
+        Row r;
+        r.v[1] = q.x, r.v[2] = q.y, r.v[3] = q.z, r.v[4] = q.w;
+        r.v[0] = __shfl_up_sync(FULL, q.w, 1);
+        r.v[5] = __shfl_down_sync(FULL, q.x, 1);
+        const float *f = reinterpret_cast<const float *>(p);
+        if (threadIdx.x == 0 && xin && x4 > 0) r.v[0] = f[-1];
+        if (threadIdx.x == CX - 1 && x4 + 1 < nx4) r.v[5] = f[4];
+        return r;
+    }
+};
+
+__device__ __forceinline__ float comp(const float4 &q, int e)
+{
+    return e == 0 ? q.x : e == 1 ? q.y : e == 2 ? q.z : q.w;
+}
+
+// The four outputs of a row: the halo points at x = 0 and x = nx - 1 copy
+// their input, the others are f(e) (e: 0..3).
+template <class F>
+__device__ __forceinline__ float4 outputs(const Col &c, const Row &mid, F f)
+{
+    float o[4];
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+        const long long xe = c.x + e;
+        o[e] = (xe == 0 || xe == 4 * c.nx4 - 1) ? mid.v[e + 1] : f(e);
+    }
+    return make_float4(o[0], o[1], o[2], o[3]);
+}
+
+template <int P>
+__global__ void __launch_bounds__(CX *CY) k_columns(Grid g, Coef<float> k, const float *__restrict__ in,
+                                                   float *__restrict__ out)
+{
+    Col c;
+    c.nx4 = g.nx / 4;
+    const long long ldy4 = g.ldy / 4, ldz4 = g.ldz / 4;
+    c.x4 = (long long)blockIdx.x * CX + threadIdx.x;
+    c.x = 4 * c.x4;
+    c.xin = c.x4 < c.nx4;
+    for (long long zc = blockIdx.z; g.z0 + zc * CZ < g.z1; zc += gridDim.z)
+        for (long long by = blockIdx.y; by * CY < g.ny; by += gridDim.y) {
+            const long long y = by * CY + threadIdx.y;
+            if (y >= g.ny) continue; // the whole warp (one row)
+            const long long zs = g.z0 + zc * CZ, ze = zs + CZ < g.z1 ? zs + CZ : g.z1;
+            // the column at plane zs, in and out; stepped a plane a step
+            const float4 *cz = reinterpret_cast<const float4 *>(in) + c.x4 + y * ldy4 + zs * ldz4;
+            float4 *oz = reinterpret_cast<float4 *>(out) + c.x4 + y * ldy4 + zs * ldz4;
+            if (y == 0 || y == g.ny - 1) { // a halo row: copied
+                for (long long z = zs; z < ze; z++, cz += ldz4, oz += ldz4)
+                    if (c.xin) *oz = c.ld(cz);
+                continue;
+            }
+            if constexpr (P == 7) {
+                // registers: planes z - 1, z, z + 1 of the column, z + 2 in flight
+                float4 m = zs > 0 ? c.ld(cz - ldz4) : float4{}, q = c.ld(cz);
+                float4 p = zs + 1 < g.nz ? c.ld(cz + ldz4) : float4{};
+                for (long long z = zs; z < ze; z++, cz += ldz4, oz += ldz4) {
+                    const float4 ahead = z + 2 < g.nz && z + 1 < ze ? c.ld(cz + 2 * ldz4) : float4{};
+                    float4 o;
+                    if (z == 0 || z == g.nz - 1) {
+                        o = q;
+                    } else {
+                        const float4 ym = c.ld(cz - ldy4), yp = c.ld(cz + ldy4);
+                        const Row mid = c.row(q, cz);
+                        o = outputs(c, mid, [&](int e) {
+                            return point<float, 7>(k, [&](int dx, int dy, int dz) {
+                                if (dz) return comp(dz < 0 ? m : p, e);
+                                if (dy) return comp(dy < 0 ? ym : yp, e);
+                                return mid.v[e + 1 + dx];
+                            });
+                        });
+                    }
+                    if (c.xin) *oz = o;
+                    m = q, q = p, p = ahead;
+                }
+            } else {
+                // registers: rows y - 1, y, y + 1 (with x neighbours) of
+                // planes z - 1, z, z + 1; plane z + 2's own row in flight
+                Row A[3][3];
+                auto plane = [&](float4 own, const float4 *pp, Row(&R)[3]) {
+                    R[0] = c.row(c.ld(pp - ldy4), pp - ldy4);
+                    R[1] = c.row(own, pp);
+                    R[2] = c.row(c.ld(pp + ldy4), pp + ldy4);
+                };
+                if (zs > 0) plane(c.ld(cz - ldz4), cz - ldz4, A[0]);
+                plane(c.ld(cz), cz, A[1]);
+                float4 ahead = zs + 1 < g.nz ? c.ld(cz + ldz4) : float4{};
+                for (long long z = zs; z < ze; z++, cz += ldz4, oz += ldz4) {
+                    if (z + 1 < g.nz) plane(ahead, cz + ldz4, A[2]);
+                    ahead = z + 2 < g.nz && z + 1 < ze ? c.ld(cz + 2 * ldz4) : float4{};
+                    float4 o;
+                    if (z == 0 || z == g.nz - 1) {
+                        o = make_float4(A[1][1].v[1], A[1][1].v[2], A[1][1].v[3], A[1][1].v[4]);
+                    } else {
+                        o = outputs(c, A[1][1], [&](int e) {
+                            return point<float, 27>(k, [&](int dx, int dy, int dz) {
+                                return A[dz + 1][dy + 1].v[e + 1 + dx];
+                            });
+                        });
+                    }
+                    if (c.xin) *oz = o;
+#pragma unroll
+                    for (int r = 0; r < 3; r++) A[0][r] = A[1][r], A[1][r] = A[2][r];
+                }
+            }
+        }
+}
+
+unsigned gdim(long long n, long long cap) { return (unsigned)(n < cap ? n : cap); }
+
+template <int P>
+cupat_status launch(cupat_ctx *ctx, const s3_req *r, cudaStream_t st, const void *in, void *out)
+{
+    const Grid g = make_grid(r);
+    auto cd = [](long long n, long long d) { return (n + d - 1) / d; };
+    const dim3 grid(gdim(cd(g.nx / 4, CX), 0x7fffffff), gdim(cd(g.ny, CY), 65535),
+                    gdim(cd(g.z1 - g.z0, CZ), 65535));
+    k_columns<P><<<grid, dim3(CX, CY), 0, st>>>(g, make_coef<float>(r), static_cast<const float *>(in),
+                                                static_cast<float *>(out));
+    return cupat__launched(ctx, "stencil3d k_columns");
+}
+
+} // namespace
+
+int cupat__stencil3d_columns_fits(const s3_req *r, const void *in, const void *out)
+{
+    return !r->f64 && r->nx % 4 == 0 && r->ldy % 4 == 0 && r->ldz % 4 == 0 &&
+           (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
+}
+
+cupat_status cupat__stencil3d_columns(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
+                                      const void *in, void *out)
+{
+    return r->points == 7 ? launch<7>(ctx, r, stream, in, out) : launch<27>(ctx, r, stream, in, out);
+}
