@@ -104,11 +104,14 @@ __global__ void __launch_bounds__(CX *CY) k_columns(Grid g, Coef<float> k, const
                 continue;
             }
             if constexpr (P == 7) {
-                // registers: planes z - 1, z, z + 1 of the column, z + 2 in flight
+                // registers: planes z - 1, z, z + 1 of the column, z + 2 and
+                // z + 3 in flight (two 16-byte loads a thread: enough bytes
+                // in flight at 4 blocks an SM)
                 float4 m = zs > 0 ? c.ld(cz - ldz4) : float4{}, q = c.ld(cz);
                 float4 p = zs + 1 < g.nz ? c.ld(cz + ldz4) : float4{};
+                float4 a2 = zs + 2 < g.nz && zs + 1 < ze ? c.ld(cz + 2 * ldz4) : float4{};
                 for (long long z = zs; z < ze; z++, cz += ldz4, oz += ldz4) {
-                    const float4 ahead = z + 2 < g.nz && z + 1 < ze ? c.ld(cz + 2 * ldz4) : float4{};
+                    const float4 a3 = z + 3 < g.nz && z + 2 < ze ? c.ld(cz + 3 * ldz4) : float4{};
                     float4 o;
                     if (z == 0 || z == g.nz - 1) {
                         o = q;
@@ -124,36 +127,56 @@ __global__ void __launch_bounds__(CX *CY) k_columns(Grid g, Coef<float> k, const
                         });
                     }
                     if (c.xin) *oz = o;
-                    m = q, q = p, p = ahead;
+                    m = q, q = p, p = a2, a2 = a3;
                 }
             } else {
-                // registers: rows y - 1, y, y + 1 (with x neighbours) of
-                // planes z - 1, z, z + 1; plane z + 2's own row in flight
-                Row A[3][3];
-                auto plane = [&](float4 own, const float4 *pp, Row(&R)[3]) {
-                    R[0] = c.row(c.ld(pp - ldy4), pp - ldy4);
-                    R[1] = c.row(own, pp);
-                    R[2] = c.row(c.ld(pp + ldy4), pp + ldy4);
-                };
-                if (zs > 0) plane(c.ld(cz - ldz4), cz - ldz4, A[0]);
-                plane(c.ld(cz), cz, A[1]);
-                float4 ahead = zs + 1 < g.nz ? c.ld(cz + ldz4) : float4{};
-                for (long long z = zs; z < ze; z++, cz += ldz4, oz += ldz4) {
-                    if (z + 1 < g.nz) plane(ahead, cz + ldz4, A[2]);
-                    ahead = z + 2 < g.nz && z + 1 < ze ? c.ld(cz + 2 * ldz4) : float4{};
-                    float4 o;
-                    if (z == 0 || z == g.nz - 1) {
-                        o = make_float4(A[1][1].v[1], A[1][1].v[2], A[1][1].v[3], A[1][1].v[4]);
-                    } else {
-                        o = outputs(c, A[1][1], [&](int e) {
-                            return point<float, 27>(k, [&](int dx, int dy, int dz) {
-                                return A[dz + 1][dy + 1].v[e + 1 + dx];
-                            });
-                        });
-                    }
-                    if (c.xin) *oz = o;
+                // The chain of a 27-point output runs plane by plane (dz =
+                // -1, 0, 1: the index order), so each plane q, as it
+                // arrives, starts the chain of output q + 1, continues output
+                // q's and ends output q - 1's, which is stored: three rows of
+                // one plane and three partial sums in registers instead of
+                // nine rows (111 -> fewer registers, more blocks an SM).
+                // Same fma chain, same bits.
+                float acc[3][4]; // outputs q - 1, q, q + 1 (rotating)
+                float4 prevc = float4{}; // plane q - 1's own row (the halo copies)
+                const long long q0 = zs > 0 ? zs - 1 : 0, q1 = ze < g.nz ? ze : g.nz - 1;
+                const float4 *pq = cz + (q0 - zs) * ldz4;
+                float4 *oq = oz + (q0 - zs) * ldz4;
+                float4 ahead = c.ld(pq);
+                for (long long q = q0; q <= q1; q++, pq += ldz4, oq += ldz4) {
+                    const float4 own = ahead;
+                    if (q + 1 <= q1) ahead = c.ld(pq + ldz4);
+                    Row R[3];
+                    R[0] = c.row(c.ld(pq - ldy4), pq - ldy4);
+                    R[1] = c.row(own, pq);
+                    R[2] = c.row(c.ld(pq + ldy4), pq + ldy4);
+                    // dz = 1 for output q - 1, 0 for q, -1 for q + 1
 #pragma unroll
-                    for (int r = 0; r < 3; r++) A[0][r] = A[1][r], A[1][r] = A[2][r];
+                    for (int e = 0; e < 4; e++) {
+                        acc[2][e] = 0.f;
+#pragma unroll
+                        for (int dz = 1; dz >= -1; dz--)
+#pragma unroll
+                            for (int dy = -1; dy <= 1; dy++)
+#pragma unroll
+                                for (int dx = -1; dx <= 1; dx++)
+                                    acc[1 - dz][e] = fmat(k.c[(dz + 1) * 9 + (dy + 1) * 3 + dx + 1],
+                                                          R[dy + 1].v[e + 1 + dx], acc[1 - dz][e]);
+                    }
+                    const long long zo = q - 1; // finished
+                    if (zo >= zs && zo < ze && zo > 0 && zo < g.nz - 1 && c.xin) {
+                        float o[4];
+#pragma unroll
+                        for (int e = 0; e < 4; e++) {
+                            const long long xe = c.x + e;
+                            o[e] = (xe == 0 || xe == g.nx - 1) ? comp(prevc, e) : acc[0][e];
+                        }
+                        oq[-ldz4] = make_float4(o[0], o[1], o[2], o[3]);
+                    }
+                    if ((q == 0 || q == g.nz - 1) && q >= zs && q < ze && c.xin) *oq = own; // halo plane
+#pragma unroll
+                    for (int e = 0; e < 4; e++) acc[0][e] = acc[1][e], acc[1][e] = acc[2][e];
+                    prevc = own;
                 }
             }
         }
