@@ -44,9 +44,9 @@ struct Col {
     long long x, nx4, x4;
     bool xin; // the column is inside the grid
     // the 16-byte value at p (a column of some row and plane)
-    // (volatile asm: the load stays where it is written, so a plane loaded
-    // a step ahead is in flight during the step; the compiler otherwise
-    // may sink it to its use, measured 0.388 -> 0.429 ms on the 7-point)
+    // (volatile asm: the load is issued where it is written, so a plane
+    // loaded a step ahead is in flight during the step, whatever the
+    // compiler's scheduling of the ordinary code around it)
     __device__ float4 ld(const float4 *p) const
     {
         float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
