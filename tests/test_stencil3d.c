@@ -119,6 +119,8 @@ static void test_rungs(cupat_ctx *ctx)
                         check(ctx, list[v].name, f64, cols[s][0], cols[s][1], cols[s][2],
                               cols[s][3], cols[s][4], P, 0);
                 check(ctx, list[v].name, f64, 36, 10, 67, 0, 0, P, 3);
+                /* steps in pairs across warps (x), row blocks and z chunks */
+                if (!t_small) check(ctx, list[v].name, f64, 260, 19, 70, 4, 8, P, 2);
             }
         if (t_backend == CUPAT_BACKEND_CUDA && !t_small)
             for (int P = 7; P <= 27; P += 20) check(ctx, list[v].name, 0, 130, 67, 70, 0, 0, P, 0);

@@ -1,7 +1,7 @@
 /* stencil3d.c — cupat_stencil3d, cupat_stencil3d_run and the presets:
  * argument checks, the "stencil3d" ladder, dispatch and the step driver.
  * Rung -> file: basic .. regtile: stencil3d_book.cu; pipeline:
- * stencil3d_pipeline.cu; columns: stencil3d_columns.cu; temporal:
+ * stencil3d_pipeline.cu; columns, columns_t2: stencil3d_columns.cu; temporal:
  * stencil3d_temporal.cu; serial, openmp: stencil3d_cpu.c. */
 #include "stencil3d/stencil3d_internal.h"
 
@@ -46,6 +46,13 @@ static const cupat_variant_info s3_rungs[S3_COUNT] = {
                      "applies T steps (1, 2 or 4) in one pass, each level three planes in "
                      "shared memory: one read and one write of the grid for T steps",
                      "beyond the books (2.5D temporal blocking)", CUDA, 0},
+    [S3_COLUMNS_T2] = {"stencil3d", "columns_t2",
+                       "temporal blocking in the columns form (f32 7-point): a block of 8 "
+                       "output rows and one row above and below walks z; each input plane "
+                       "gives the first step's plane (to a shared ring of three), then the "
+                       "second step's plane before it: one read and one write of the grid for "
+                       "two steps (cupat_stencil3d_run: passes of 2; other grids: temporal)",
+                       "beyond the books (2.5D temporal blocking, register columns)", CUDA, 0},
     [S3_SERIAL] = {"stencil3d", "serial", "one thread, the documented fma chain: the reference",
                    "PMPP 8.1", CPU, 0},
     [S3_OPENMP] = {"stencil3d", "openmp", "OpenMP over planes, the same chain", "OpenMP", CPU,
@@ -183,12 +190,15 @@ cupat_status cupat_stencil3d_run(cupat_ctx *ctx, cupat_type type, size_t nx, siz
      * H100 its passes of 4 steps ran slower than 4 single steps of the
      * default (docs/stencil3d.md), so the default steps one at a time. */
     const int temporal = ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_TEMPORAL;
+    const int pairs = ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_COLUMNS_T2;
     void *cur = a, *nxt = b;
     for (int left = steps; left > 0;) {
         int t = 1, rr = rung;
         if (temporal) {
             t = left >= 4 ? 4 : left >= 2 ? 2 : 1;
             if (t > 1 || rung == S3_TEMPORAL) rr = S3_TEMPORAL;
+        } else if (pairs) {
+            t = left >= 2 ? 2 : 1;
         }
         CUPAT_TRY(one_step(ctx, rr, &r, t, cur, nxt));
         void *s = cur;

@@ -177,6 +177,13 @@ cupat_status cupat__stencil3d_cuda(cupat_ctx *ctx, int rung, const s3_req *r, in
         return cupat__stencil3d_columns(ctx, r, stream, in, out);
     if (rung == S3_PIPELINE || rung == S3_COLUMNS) // (columns: f64 or unaligned)
         return cupat__stencil3d_pipeline(ctx, r, stream, in, out);
+    if (rung == S3_COLUMNS_T2) { // two steps: its own kernel where it fits, else temporal's
+        const int fits = cupat__stencil3d_columns_fits(r, in, out) && r->points == 7;
+        const int whole = r->z0 == 0 && r->z1 == r->nz;
+        if (fits && steps == 1) return cupat__stencil3d_columns(ctx, r, stream, in, out);
+        if (fits && whole && steps == 2) return cupat__stencil3d_columns_t2(ctx, r, stream, in, out);
+        rung = S3_TEMPORAL;
+    }
     if (rung == S3_TEMPORAL) {
         if (r->z0 != 0 || r->z1 != r->nz)
             return cupat__fail(ctx, CUPAT_ERROR_INTERNAL,

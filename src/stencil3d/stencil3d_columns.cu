@@ -202,6 +202,103 @@ __global__ void __launch_bounds__(CX *CY) k_columns(Grid g, Coef<float> k, const
         }
 }
 
+// ---- two steps a pass (7-point): temporal blocking in the columns form ----
+// The block is CY output rows plus one row above and below (warps 0 and
+// CY + 1), each warp one row of 128 points walking z. As input plane p
+// arrives, every warp computes the first step's plane p for its row (as
+// k_columns does) and puts it in a shared ring of three planes; after one
+// barrier, the output rows compute the second step's plane p - 1 from the
+// first step's planes p - 2, p - 1, p of their own column (registers), of
+// the rows above and below (the ring) and of the next lanes (shuffles); the
+// warp's two ends compute the one first-step point beyond them from the
+// input (7 loads). Every value is the chain of point<float, 7> over the
+// level below, halo points copy it: two passes of k_columns, bit for bit.
+// The grid is read once and written once for two steps; the extra rows
+// and the chunks' extra planes are re-read mostly from L2.
+template <int CY, int CZ>
+__global__ void __launch_bounds__(CX *(CY + 2)) k_columns_t2(Grid g, Coef<float> k, const float *__restrict__ in,
+                                                            float *__restrict__ out)
+{
+    constexpr int R = CY + 2;
+    __shared__ float4 ring[3][R][CX]; // first-step planes, slot p % 3
+    Col c;
+    c.nx4 = g.nx / 4;
+    const long long ldy4 = g.ldy / 4, ldz4 = g.ldz / 4;
+    c.x4 = (long long)blockIdx.x * CX + threadIdx.x;
+    c.x = 4 * c.x4;
+    c.xin = c.x4 < c.nx4;
+    const int w = threadIdx.y, lane = threadIdx.x;
+    for (long long zc = blockIdx.z; g.z0 + zc * CZ < g.z1; zc += gridDim.z)
+        for (long long by = blockIdx.y; by * CY < g.ny; by += gridDim.y) { // uniform in the block
+            const long long y = by * CY - 1 + w;
+            const bool yin = y >= 0 && y < g.ny, hrow = y == 0 || y == g.ny - 1;
+            const bool orow = w >= 1 && w <= CY && yin; // a row this block writes
+            const long long zs = g.z0 + zc * CZ, ze = zs + CZ < g.z1 ? zs + CZ : g.z1;
+            const long long p0 = zs > 0 ? zs - 1 : 0, p1 = ze < g.nz ? ze : g.nz - 1;
+            const long long yy = yin ? y : 0; // (pointers of rows outside the grid: never read)
+            const float4 *col = reinterpret_cast<const float4 *>(in) + c.x4 + yy * ldy4;
+            float4 *ocol = reinterpret_cast<float4 *>(out) + c.x4 + yy * ldy4;
+            auto inp = [&](long long p) { return yin && p >= 0 && p < g.nz ? c.ld(col + p * ldz4) : float4{}; };
+            // the first step at (xx, y, p) from the input, one point
+            auto s1_at = [&](long long xx, long long p) -> float {
+                const float *f = in + xx + yy * g.ldy + p * g.ldz;
+                if (xx == 0 || xx == g.nx - 1 || hrow || p == 0 || p == g.nz - 1) return f[0];
+                return point<float, 7>(k, [&](int dx, int dy, int dz) { return f[dx + dy * g.ldy + dz * g.ldz]; });
+            };
+            float4 am = inp(p0 - 1), a0 = inp(p0), ap = inp(p0 + 1); // input planes p - 1, p, p + 1
+            float4 s1mm = float4{}, s1m = float4{}; // first step, planes p - 2, p - 1
+            float exlm = 0.f, exrm = 0.f;            // its points beyond the warp, plane p - 1
+            for (long long p = p0; p <= p1; p++) {
+                const float4 ahead = p + 1 <= p1 ? inp(p + 2) : float4{};
+                // the first step, plane p, this row
+                float4 s1c = a0;
+                float exl = 0.f, exr = 0.f;
+                if (yin && !hrow && p != 0 && p != g.nz - 1) {
+                    const float4 *cp = col + p * ldz4;
+                    const float4 ym = c.ld(cp - ldy4), yp = c.ld(cp + ldy4);
+                    const Row mid = c.row(a0, cp);
+                    s1c = outputs(c, mid, [&](int e) {
+                        return point<float, 7>(k, [&](int dx, int dy, int dz) {
+                            if (dz) return comp(dz < 0 ? am : ap, e);
+                            if (dy) return comp(dy < 0 ? ym : yp, e);
+                            return mid.v[e + 1 + dx];
+                        });
+                    });
+                }
+                if (yin && lane == 0 && c.xin && c.x4 > 0) exl = s1_at(c.x - 1, p);
+                if (yin && lane == CX - 1 && c.x4 + 1 < c.nx4) exr = s1_at(c.x + 4, p);
+                ring[p % 3][w][lane] = s1c;
+                __syncthreads();
+                // the second step, plane z = p - 1, the output rows
+                const long long z = p - 1;
+                if (orow && z >= zs && z < ze) {
+                    float4 o = am; // halo rows and planes: the input (= the first step there)
+                    if (!hrow && z != 0 && z != g.nz - 1) {
+                        const float4 ym = ring[z % 3][w - 1][lane], yp = ring[z % 3][w + 1][lane];
+                        Row mid;
+                        mid.v[1] = s1m.x, mid.v[2] = s1m.y, mid.v[3] = s1m.z, mid.v[4] = s1m.w;
+                        mid.v[0] = __shfl_up_sync(FULL, s1m.w, 1);
+                        mid.v[5] = __shfl_down_sync(FULL, s1m.x, 1);
+                        if (lane == 0) mid.v[0] = exlm;
+                        if (lane == CX - 1) mid.v[5] = exrm;
+                        o = outputs(c, mid, [&](int e) {
+                            return point<float, 7>(k, [&](int dx, int dy, int dz) {
+                                if (dz) return comp(dz < 0 ? s1mm : s1c, e);
+                                if (dy) return comp(dy < 0 ? ym : yp, e);
+                                return mid.v[e + 1 + dx];
+                            });
+                        });
+                    }
+                    if (c.xin) ocol[z * ldz4] = o;
+                }
+                if (orow && p == g.nz - 1 && p >= zs && p < ze && c.xin) ocol[p * ldz4] = a0; // last plane: halo
+                s1mm = s1m, s1m = s1c, exlm = exl, exrm = exr;
+                am = a0, a0 = ap, ap = ahead;
+            }
+            __syncthreads(); // the ring is the next tile's
+        }
+}
+
 unsigned gdim(long long n, long long cap) { return (unsigned)(n < cap ? n : cap); }
 
 template <int P>
@@ -217,6 +314,19 @@ cupat_status launch(cupat_ctx *ctx, const s3_req *r, cudaStream_t st, const void
 }
 
 } // namespace
+
+cupat_status cupat__stencil3d_columns_t2(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
+                                         const void *in, void *out)
+{
+    constexpr int TY = 8, TZ = 64;
+    const Grid g = make_grid(r);
+    auto cd = [](long long n, long long d) { return (n + d - 1) / d; };
+    const dim3 grid(gdim(cd(g.nx / 4, CX), 0x7fffffff), gdim(cd(g.ny, TY), 65535),
+                    gdim(cd(g.z1 - g.z0, TZ), 65535));
+    k_columns_t2<TY, TZ><<<grid, dim3(CX, TY + 2), 0, stream>>>(
+        g, make_coef<float>(r), static_cast<const float *>(in), static_cast<float *>(out));
+    return cupat__launched(ctx, "stencil3d k_columns_t2");
+}
 
 int cupat__stencil3d_columns_fits(const s3_req *r, const void *in, const void *out)
 {

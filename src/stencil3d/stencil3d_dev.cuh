@@ -100,5 +100,8 @@ cupat_status cupat__stencil3d_pipeline(cupat_ctx *ctx, const s3_req *r, cudaStre
 int cupat__stencil3d_columns_fits(const s3_req *r, const void *in, const void *out);
 cupat_status cupat__stencil3d_columns(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
                                       const void *in, void *out);
+// Two 7-point steps in one pass over the whole grid (columns_fits grids).
+cupat_status cupat__stencil3d_columns_t2(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
+                                         const void *in, void *out);
 cupat_status cupat__stencil3d_temporal(cupat_ctx *ctx, const s3_req *r, int steps,
                                        cudaStream_t stream, const void *in, void *out);

@@ -17,6 +17,7 @@ enum cupat_stencil3d_rung {
     S3_PIPELINE, /* planes by cp.async into a shared ring          beyond    */
     S3_COLUMNS,  /* 16-byte columns walk z in registers, no smem   beyond    */
     S3_TEMPORAL, /* several steps a pass, 2.5D blocking           beyond    */
+    S3_COLUMNS_T2, /* columns, two steps a pass (7-point)           beyond    */
     S3_CUDA_COUNT,
     S3_SERIAL = S3_CUDA_COUNT,
     S3_OPENMP,
