@@ -47,7 +47,7 @@ static const cupat_variant_info s3_rungs[S3_COUNT] = {
                      "shared memory: one read and one write of the grid for T steps",
                      "beyond the books (2.5D temporal blocking)", CUDA, 0},
     [S3_COLUMNS_T2] = {"stencil3d", "columns_t2",
-                       "temporal blocking in the columns form (f32 7-point): a block of 8 "
+                       "temporal blocking in the columns form (f32 7-point): a block of 30 "
                        "output rows and one row above and below walks z; each input plane "
                        "gives the first step's plane (to a shared ring of three), then the "
                        "second step's plane before it: one read and one write of the grid for "
