@@ -3,8 +3,8 @@
  * Rung -> file: basic .. cached: conv2d_book.cu; regtile, regtile_vec:
  * conv2d_regtile.cu (instances in conv2d_regtile_f32.cu, _u8.cu); async:
  * conv2d_async.cu; columns: conv2d_columns.cuh (fits and f32 instances in
- * conv2d_columns.cu, u8 in conv2d_columns_u8.cu); two_pass, fused (and blur's "conv"): conv2d_sep.cu;
- * serial, openmp: conv2d_cpu.c. */
+ * conv2d_columns.cu, u8 in conv2d_columns_u8.cu); two_pass, fused (and
+ * blur's "conv"): conv2d_sep.cu; serial, openmp: conv2d_cpu.c. */
 #include "conv2d/conv2d_internal.h"
 
 #include <stdint.h>
@@ -50,7 +50,7 @@ static const cupat_variant_info conv_rungs[CV_COUNT] = {
                   0},
     [CV_COLUMNS] = {"conv2d", "columns",
                     "no shared memory, no barrier: a warp is a row segment, a lane owns 4 "
-                    "pixels (f32: one 16-byte load a row) and walks down 64-96 rows; each "
+                    "pixels (f32: one 16-byte load a row) and walks down a chunk of rows; each "
                     "input row starts, continues and ends the chains of kh outputs (kh partial "
                     "sums a sample in registers), x neighbours by shuffles, the next row "
                     "loaded a step ahead, taps in the constant bank. Square 1..9 for f32 and "

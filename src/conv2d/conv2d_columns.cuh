@@ -13,8 +13,8 @@
 //     load the neighbouring segment's 4 pixels themselves, and the lanes at
 //     the image's left and right edges fill the outside positions by the
 //     border rule from their own window (every mapped x of an edge lies in
-//     it). Rows above / below the image are the border-mapped rows (ZERO: a
-//     row of zeros, halo included).
+//     it; fixed register indices, see edge_mode). Rows above / below the
+//     image are the border-mapped rows (ZERO: a row of zeros, halo included).
 //   - the next row is loaded a step ahead by volatile asm (the compiler
 //     otherwise sinks the load to its use; as stencil3d_columns.cu found).
 // Taps are kernel parameters (the constant bank: FFMA's operand, no load).
@@ -23,7 +23,7 @@
 // slots are names, and after it they shift by U (register moves, unless the
 // allocator coalesces them). U = 1: unrolled over the kh steps, ptxas
 // overlapped the steps and took 96-183 registers for f32 5x5..9x9 (spilling
-// when capped); one step a trip: 64 (5x5) and 80 (9x9).
+// when capped); one step a trip: 64 (5x5, 7x7) and 80 (9x9).
 // Chunks overlap by kh - 1 input rows (re-read), and the first and last kh - 1
 // steps of a chunk also run the chains of rows outside it (computed, never
 // stored: cheaper than a branch a filter row).
@@ -115,29 +115,24 @@ __device__ __forceinline__ float sample(const uint32_t (&w)[NW], int s)
     }
 }
 
-// An edge lane's window positions outside the image (q = 0..R-1: the
-// left side, p = q; q = R..2R-1: the right side, p = PX + q) get their value
-// from window position src (or 0 for -1): packed 4 bits a position (src + 1,
-// 0..12) in one word, computed once a chunk by the shared border rule. Every
-// pixel the border maps to lies in the window for R <= 4 (an edge lane has
-// x0 = 0 or x0 + 4 = w; clamp and a single reflection move at most R, and a
-// mirror folds twice only for w <= R + 1, i.e. w = 4: the lane itself).
+// What an edge lane does with its window positions outside the image
+// (computed once a chunk): bit 0 the left side is outside (x0 = 0), bit 1
+// the right side (x0 + 4 = w), bits 2-3 how they are filled: 0 zeros
+// (ZERO), 1 the edge pixel (CLAMP), 2 the reflection (MIRROR: pixel k
+// outside takes pixel k inside, which lies in the window for k <= R < w),
+// 3 a mirror that folds more than once (w <= R: w = 4, R = 4), by the
+// shared rule position by position. 0: not an edge lane.
 template <int R>
-__device__ __forceinline__ uint32_t edge_sources(long long x0, long long w, int border)
+__device__ __forceinline__ int edge_mode(long long x0, long long w, int border)
 {
-    uint32_t e = 0;
-#pragma unroll
-    for (int q = 0; q < 2 * R; q++) {
-        const int p = q < R ? q : PX + q;
-        const bool out = q < R ? x0 == 0 : x0 + PX == w;
-        long long src = p;
-        if (out) {
-            const long long m = conv_map_near(x0 - R + p, w, border);
-            src = m < 0 ? -1 : m - x0 + R;
-        }
-        e |= (uint32_t)(src + 1) << (4 * q);
-    }
-    return e;
+    if (R == 0) return 0;
+    const int m = (x0 == 0 ? 1 : 0) | (x0 + PX == w ? 2 : 0);
+    if (!m) return 0;
+    const int how = border == CUPAT_BORDER_ZERO    ? 0
+                    : border == CUPAT_BORDER_CLAMP ? 1
+                    : w > R                        ? 2
+                                                   : 3;
+    return m | how << 2;
 }
 
 struct Args {
@@ -158,7 +153,7 @@ template <class T, int C, int R>
 __device__ __forceinline__ void make_window(Window<T, C, R> &win,
                                             const uint32_t (&own)[words<T, C>()],
                                             const uint32_t (&halo)[words<T, C>()], int lane,
-                                            bool edge, uint32_t esrc)
+                                            int emode, long long w)
 {
     constexpr int NW = words<T, C>(), ES = (int)sizeof(T);
     constexpr int WL = (PX - R) * C * ES / 4;      // first word the left side needs
@@ -185,24 +180,40 @@ __device__ __forceinline__ void make_window(Window<T, C, R> &win,
             else win.v[c][p] = sample<T>(Rt, (p - R - PX) * C + c);
         }
     if constexpr (R > 0) {
-        if (edge) { // the image's left or right edge (a few lanes)
-            float f[C][2 * R];
+        if (emode) { // the image's left or right edge (a few lanes)
+            const bool left = emode & 1, right = emode & 2;
+            const int how = emode >> 2;
+            if (how == 3) { // w = 4 = R under MIRROR: x0 = 0, every source is the lane's own
 #pragma unroll
-            for (int q = 0; q < 2 * R; q++) {
-                const int src = (int)((esrc >> (4 * q)) & 15u) - 1;
+                for (int q = 0; q < 2 * R; q++) {
+                    const int p = q < R ? q : PX + q;
+                    const int src = (int)conv_map_near(p - R, w, CUPAT_BORDER_MIRROR) + R;
 #pragma unroll
-                for (int c = 0; c < C; c++) {
-                    float v = 0.0f;
+                    for (int c = 0; c < C; c++) {
+                        float v = 0.0f;
 #pragma unroll
-                    for (int r = 0; r < PX + 2 * R; r++)
-                        if (r == src) v = win.v[c][r];
-                    f[c][q] = v;
+                        for (int r = R; r < R + PX; r++)
+                            if (r == src) v = win.v[c][r];
+                        win.v[c][p] = v;
+                    }
                 }
+            } else {
+#pragma unroll
+                for (int c = 0; c < C; c++)
+#pragma unroll
+                    for (int k = 1; k <= R; k++) {
+                        // left before right: with both sides outside (w = 4)
+                        // the sources are the lane's own pixels (k <= R < 4)
+                        if (left)
+                            win.v[c][R - k] = how == 0   ? 0.0f
+                                              : how == 1 ? win.v[c][R]
+                                                         : win.v[c][R + k];
+                        if (right)
+                            win.v[c][R + PX - 1 + k] = how == 0   ? 0.0f
+                                                       : how == 1 ? win.v[c][R + PX - 1]
+                                                                  : win.v[c][R + PX - 1 - k];
+                    }
             }
-#pragma unroll
-            for (int q = 0; q < 2 * R; q++)
-#pragma unroll
-                for (int c = 0; c < C; c++) win.v[c][q < R ? q : PX + q] = f[c][q];
         }
     }
 }
@@ -225,8 +236,7 @@ __global__ void __launch_bounds__(CX *CY) k_columns(Args a, Taps<K * K> k)
         // the warp's end lanes load the next segment's pixels (not past the image)
         const bool hx = (lane == 0 && x0 > 0) || (lane == CX - 1 && x0 + PX < a.w);
         const int hoff = lane == 0 ? -LB : LB;
-        const bool edge = xin && (x0 == 0 || x0 + PX == a.w);
-        const uint32_t esrc = edge ? edge_sources<R>(x0, a.w, a.border) : 0u;
+        const int emode = xin ? edge_mode<R>(x0, a.w, a.border) : 0;
         const long long xb = x0 * C * (long long)sizeof(T);
         const unsigned char *ib = a.in + xb;
         unsigned char *ob = a.out + xb + ys * a.opb; // the next output row to store
@@ -259,7 +269,7 @@ __global__ void __launch_bounds__(CX *CY) k_columns(Args a, Taps<K * K> k)
                 for (int i = 0; i < NW; i++) own[i] = nxt[i], halo[i] = hnx[i];
                 if (t + 1 < nt) load(t + 1); // in flight during this step
                 Window<T, C, R> win;
-                make_window<T, C, R>(win, own, halo, lane, edge, esrc);
+                make_window<T, C, R>(win, own, halo, lane, emode, a.w);
                 // filter row i of this input row belongs to the output in
                 // slot (S - i) mod K (fixed for the group of U steps)
 #pragma unroll
