@@ -4,7 +4,8 @@
  * and saturate for 8 bits), compared bit for bit: filters 1, 3, 5, 9, 31 (and
  * non-square), images 1x1, 1xN, Nx1, odd sizes and a larger one, every border,
  * 1-4 channels, f32 and u8, padded pitches; the separable form against the
- * full product filter within its bound; blur's "conv" rung is tested by
+ * full product filter within its bound; shapes the columns rung takes (and
+ * a few it hands on), that rung alone; blur's "conv" rung is tested by
  * test_elementwise; then the argument checks. */
 #include "testutil.h"
 
@@ -94,9 +95,10 @@ static void fill(img *m)
     }
 }
 
-/* Runs one case on every rung of `pattern` and compares with want. */
-static void run_case(cupat_ctx *ctx, int sep, int f32, size_t w, size_t h, int C, int kw, int kh,
-                     int b, size_t pad)
+/* Runs one case on every rung of `pattern` (or only the rung named `only`)
+ * and compares with want. */
+static void run_case_on(cupat_ctx *ctx, const char *only, int sep, int f32, size_t w, size_t h,
+                        int C, int kw, int kh, int b, size_t pad)
 {
     const char *pattern = sep ? "conv2d_sep" : "conv2d";
     size_t es = es_of(f32), pitch = w * C + pad, bytes = h * pitch * es;
@@ -117,7 +119,7 @@ static void run_case(cupat_ctx *ctx, int sep, int f32, size_t w, size_t h, int C
     size_t count;
     CHECK_OK(ctx, cupat_variants(pattern, &list, &count));
     for (size_t v = 0; v < count; v++) {
-        if (list[v].backend != t_backend) continue;
+        if (list[v].backend != t_backend || (only && strcmp(list[v].name, only) != 0)) continue;
         CHECK_OK(ctx, cupat_set_variant(ctx, pattern, list[v].name));
         test_poison(ctx, dout, bytes);
         cupat_pixel_type t = f32 ? CUPAT_PIXEL_F32 : CUPAT_PIXEL_U8;
@@ -148,6 +150,12 @@ static void run_case(cupat_ctx *ctx, int sep, int f32, size_t w, size_t h, int C
     cupat_free(ctx, din);
     cupat_free(ctx, dout);
     free(in.p), free(want.p), free(got);
+}
+
+static void run_case(cupat_ctx *ctx, int sep, int f32, size_t w, size_t h, int C, int kw, int kh,
+                     int b, size_t pad)
+{
+    run_case_on(ctx, NULL, sep, f32, w, h, C, kw, kh, b, pad);
 }
 
 static void test_rungs(cupat_ctx *ctx)
@@ -181,6 +189,61 @@ static void test_rungs(cupat_ctx *ctx)
     if (t_backend == CUPAT_BACKEND_CUDA && !t_small) {
         run_case(ctx, 0, 1, 1920, 1080, 1, 31, 31, CUPAT_BORDER_MIRROR, 0);
         run_case(ctx, 0, 0, 3, (1 << 17) + 3, 1, 3, 3, CUPAT_BORDER_CLAMP, 0); /* tall */
+    }
+}
+
+/* The columns rung (CUDA) on shapes it takes: widths a multiple of 4 (one
+ * lane; a warp's 128 pixels exactly; a second warp with one lane; a middle
+ * warp whose both end lanes load the neighbours' pixels), heights 1 (shorter
+ * than every filter) to past several chunks (images this small get the
+ * shortest chunks: 16 rows for kh <= 5, 24 for 7, 32 for 9; 64 ends on a
+ * boundary, 65, 97 = 3 x 32 + 1, 193 = 12 x 16 + 1 = 8 x 24 + 1 are one row
+ * past one), pitches padded in
+ * 16-byte steps, every border, square 1..9; and calls it hands to
+ * regtile_vec (11 x 11, u8 C = 3 7 x 7, a pitch that is not 16-byte rows).
+ * Only that rung runs here: the others see these shapes' kind above. */
+static void test_columns(cupat_ctx *ctx)
+{
+    if (t_backend != CUPAT_BACKEND_CUDA) return;
+    static const size_t fw[] = {4, 128, 132, 200, 260};
+    static const size_t fh[] = {1, 2, 5, 64, 65, 97, 193};
+    static const int fk[] = {1, 3, 5, 7, 9, 11};
+    int n = 0;
+    for (size_t wi = 0; wi < sizeof fw / sizeof fw[0]; wi++)
+        for (size_t hi = 0; hi < sizeof fh / sizeof fh[0]; hi++)
+            for (size_t ki = 0; ki < sizeof fk / sizeof fk[0]; ki++, n++)
+                run_case_on(ctx, "columns", 0, 1, fw[wi], fh[hi], 1, fk[ki], fk[ki], n % 3,
+                            (size_t)(4 * ((n / 3) % 3)));
+    /* a pitch of 133 floats: not 16-byte rows, regtile_vec runs */
+    run_case_on(ctx, "columns", 0, 1, 132, 65, 1, 5, 5, CUPAT_BORDER_MIRROR, 1);
+    /* 8-bit RGB: a lane owns 4 pixels, three 32-bit words */
+    static const size_t cw[] = {4, 132, 260};
+    static const size_t ch[] = {1, 5, 64, 65, 129};
+    static const int ck[] = {1, 3, 5, 7};
+    for (size_t wi = 0; wi < sizeof cw / sizeof cw[0]; wi++)
+        for (size_t hi = 0; hi < sizeof ch / sizeof ch[0]; hi++)
+            for (size_t ki = 0; ki < sizeof ck / sizeof ck[0]; ki++, n++)
+                run_case_on(ctx, "columns", 0, 0, cw[wi], ch[hi], 3, ck[ki], ck[ki], n % 3,
+                            (size_t)(4 * ((n / 3) % 3)));
+    /* 8-bit, one channel (a word a lane) and four (16 bytes a lane) */
+    static const int gk[] = {1, 3, 5, 7, 9};
+    for (size_t ki = 0; ki < sizeof gk / sizeof gk[0]; ki++)
+        for (int b = 0; b < 3; b++, n++) {
+            run_case_on(ctx, "columns", 0, 0, 260, 97, 1, gk[ki], gk[ki], b, (size_t)(4 * (n % 2)));
+            run_case_on(ctx, "columns", 0, 0, 4, 3, 1, gk[ki], gk[ki], b, 0);
+            if (gk[ki] <= 5) {
+                run_case_on(ctx, "columns", 0, 0, 132, 65, 4, gk[ki], gk[ki], b,
+                            (size_t)(16 * (n % 2)));
+                run_case_on(ctx, "columns", 0, 0, 4, 2, 4, gk[ki], gk[ki], b, 0);
+            }
+        }
+    if (!t_small) { /* many chunks and warps */
+        run_case_on(ctx, "columns", 0, 1, 1024, 517, 1, 9, 9, CUPAT_BORDER_ZERO, 0);
+        run_case_on(ctx, "columns", 0, 1, 1024, 517, 1, 5, 5, CUPAT_BORDER_MIRROR, 0);
+        run_case_on(ctx, "columns", 0, 0, 1024, 517, 3, 3, 3, CUPAT_BORDER_CLAMP, 0);
+        run_case_on(ctx, "columns", 0, 0, 1024, 517, 3, 5, 5, CUPAT_BORDER_CLAMP, 0);
+        /* one warp a row, tall: chunks longer than the shortest (one wave) */
+        run_case_on(ctx, "columns", 0, 1, 128, 70001, 1, 5, 5, CUPAT_BORDER_MIRROR, 0);
     }
 }
 
@@ -340,6 +403,7 @@ int main(int argc, char **argv)
     cupat_ctx *ctx = test_init(argc, argv);
     test_seed();
     test_rungs(ctx);
+    test_columns(ctx);
     test_special(ctx);
     test_sep_vs_full(ctx);
     test_errors(ctx);

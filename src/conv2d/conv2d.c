@@ -2,8 +2,9 @@
  * "conv2d" and "conv2d_sep" ladders, dispatch.
  * Rung -> file: basic .. cached: conv2d_book.cu; regtile, regtile_vec:
  * conv2d_regtile.cu (instances in conv2d_regtile_f32.cu, _u8.cu); async:
- * conv2d_async.cu; two_pass, fused (and blur's "conv"): conv2d_sep.cu;
- * serial, openmp: conv2d_cpu.c. */
+ * conv2d_async.cu; columns: conv2d_columns.cuh (fits and f32 instances in
+ * conv2d_columns.cu, u8 in conv2d_columns_u8.cu); two_pass, fused (and
+ * blur's "conv"): conv2d_sep.cu; serial, openmp: conv2d_cpu.c. */
 #include "conv2d/conv2d_internal.h"
 
 #include <stdint.h>
@@ -40,13 +41,22 @@ static const cupat_variant_info conv_rungs[CV_COUNT] = {
     [CV_REGTILE_VEC] = {"conv2d", "regtile_vec",
                         "regtile with 16-byte global loads of the tile and 16-byte stores "
                         "where rows are aligned",
-                        "beyond the books (PCCP 4.3 vector access)", CUDA, 1},
+                        "beyond the books (PCCP 4.3 vector access)", CUDA, 0},
     [CV_ASYNC] = {"conv2d", "async",
                   "blocks walk down a column of tiles; the next input tile comes into "
                   "shared memory by cuda::memcpy_async on a 2-stage cuda::pipeline while "
                   "the current one is computed",
                   "beyond the books (CUDA Guide: asynchronous data copies, pipelines)", CUDA,
                   0},
+    [CV_COLUMNS] = {"conv2d", "columns",
+                    "no shared memory, no barrier: a warp is a row segment, a lane owns 4 "
+                    "pixels (f32: one 16-byte load a row) and walks down a chunk of rows; each "
+                    "input row starts, continues and ends the chains of kh outputs (kh partial "
+                    "sums a sample in registers), x neighbours by shuffles, the next row "
+                    "loaded a step ahead, taps in the constant bank. Square 1..9 for f32 and "
+                    "u8 one channel, 1..5 for u8 3 and 4 channels, width a multiple of 4, rows "
+                    "aligned to the lane's load; every other call runs regtile_vec",
+                    "beyond the books (register blocking with warp shuffles)", CUDA, 1},
     [CV_SERIAL] = {"conv2d", "serial", "one thread, the documented fmaf chain: the reference",
                    "PMPP 7.1", CPU, 0},
     [CV_OPENMP] = {"conv2d", "openmp", "OpenMP over rows, the same chain", "OpenMP", CPU, 1},

@@ -212,6 +212,12 @@ cupat_status cupat__opt_in_smem(cupat_ctx *ctx, const char *fn, const void *kern
 
 cupat_status cupat__conv2d_cuda(cupat_ctx *ctx, int rung, const conv2d_req *r)
 {
+    if (rung == CV_COLUMNS) { // taps by value: no put_taps launch
+        if (cupat__conv2d_columns_fits(r))
+            return r->type == CUPAT_PIXEL_F32 ? cupat__conv2d_columns_f32(ctx, r)
+                                              : cupat__conv2d_columns_u8(ctx, r);
+        rung = CV_REGTILE_VEC; // any other shape, type, size or alignment
+    }
     const Img g = make_img(r);
     float *dk;
     CUPAT_TRY(cupat__conv2d_put_taps(ctx, r->k, r->kw * r->kh, 0, &dk, nullptr));

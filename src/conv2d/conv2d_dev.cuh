@@ -114,3 +114,6 @@ cupat_status cupat__conv2d_regtile_u8(cupat_ctx *ctx, const cupat_conv::Img &g,
                                       const float *dtaps, bool vec);
 cupat_status cupat__conv2d_async(cupat_ctx *ctx, const cupat_conv::Img &g,
                                  const float *dtaps);
+// The columns rung (conv2d_columns.cu, _u8.cu): calls cupat__conv2d_columns_fits takes.
+cupat_status cupat__conv2d_columns_f32(cupat_ctx *ctx, const conv2d_req *r);
+cupat_status cupat__conv2d_columns_u8(cupat_ctx *ctx, const conv2d_req *r);

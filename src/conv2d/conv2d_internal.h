@@ -23,6 +23,7 @@ enum cupat_conv2d_rung {
     CV_REGTILE,     /* 8 outputs a thread along a row, register window          */
     CV_REGTILE_VEC, /* + 16-byte global loads and stores                        */
     CV_ASYNC,       /* input tiles by cuda::memcpy_async, 2-stage pipeline      */
+    CV_COLUMNS,     /* lanes walk columns of 4 pixels, partial sums in registers */
     CV_CUDA_COUNT,
     CV_SERIAL = CV_CUDA_COUNT,
     CV_OPENMP,
@@ -82,6 +83,19 @@ CONV_HD long long conv_map(long long i, long long n, int border)
     return i < n ? i : p - i;
 }
 
+/* conv_map without a division (a loop of reflections), for kernels that map
+ * in their inner loops: the same index for every i (each reflection keeps
+ * the index's class modulo 2 (n - 1)); cheap where i is a few samples
+ * outside, as a filter's reach is. */
+CONV_HD long long conv_map_near(long long i, long long n, int border)
+{
+    if (i >= 0 && i < n) return i;
+    if (border == CUPAT_BORDER_ZERO) return -1;
+    if (border == CUPAT_BORDER_CLAMP || n == 1) return i < 0 ? 0 : n - 1;
+    while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
+    return i;
+}
+
 /* The 8-bit output rule: round half to even, saturate, NaN -> 0. */
 CONV_HD uint8_t conv_u8(float acc)
 {
@@ -113,6 +127,11 @@ cupat_status cupat__opt_in_smem(cupat_ctx *ctx, const char *fn, const void *kern
                                 size_t most);
 
 cupat_status cupat__conv2d_cuda(cupat_ctx *ctx, int rung, const conv2d_req *r);
+/* Whether the columns rung takes r (conv2d_columns.cu): width a multiple of
+ * 4, square kw = kh with an instance (f32 C = 1 and u8 C = 1: 1..9; u8 C = 3,
+ * 4: 1..5), the plain output rule, pointers and pitches aligned to a lane's
+ * load (f32 and u8 C = 4: 16 bytes; u8 C = 1, 3: 4 bytes). */
+int cupat__conv2d_columns_fits(const conv2d_req *r);
 cupat_status cupat__conv2d_sep_cuda(cupat_ctx *ctx, int rung, const conv2d_req *r);
 void cupat__conv2d_cpu(const conv2d_req *r, int parallel);
 cupat_status cupat__conv2d_sep_cpu(cupat_ctx *ctx, const conv2d_req *r, int parallel);
