@@ -1,7 +1,9 @@
 /* bench_gemm.c — the gemm ladder against cublasSgemm (pedantic FP32: no TF32)
- * on the issue's shapes, the resource report of every rung (registers, shared
- * memory, spills, theoretical occupancy: PMPP 5.6), and the tile
- * configuration sweep the auto rung's table comes from (--sweep-blocks). */
+ * on the issue's shapes, op N,N; the default rung alone against cuBLAS for
+ * ops N,T, T,N and T,T on the shapes users call (issue 22); the resource
+ * report of every rung (registers, shared memory, spills, theoretical
+ * occupancy: PMPP 5.6), and the tile configuration sweep the auto rung's
+ * table comes from (--sweep-blocks). */
 #include "harness.h"
 
 #include "gemm/gemm_internal.h"
@@ -21,41 +23,59 @@ static int gpu(const bench_run *run)
     return run->backend == CUPAT_BACKEND_CUDA;
 }
 
-/* C = A B, all row-major and tight (lda = k, ldb = ldc = n), alpha 1, beta 0. */
+/* C = op(A) op(B), all row-major and tight, alpha 1, beta 0: A is stored
+ * m x k (lda = k) for op N and k x m (lda = m) for op T; B k x n (ldb = n)
+ * for op N and n x k (ldb = k) for op T; C m x n (ldc = n). */
 typedef struct gemm_state {
     size_t m, n, k;
+    int ta, tb; /* 1: op T */
     float *A, *B, *C;
     float *host; /* C brought back for the check */
     int cfg, split; /* sweep rows: the multistage kernel directly */
 } gemm_state;
 
+static size_t lda_of(const gemm_state *st) { return st->ta ? st->m : st->k; }
+static size_t ldb_of(const gemm_state *st) { return st->tb ? st->k : st->n; }
+
+/* Element (i, p) of op(A) and (p, j) of op(B): the fill's value at the index
+ * where the stored matrix keeps it. */
 static float in_a(const gemm_state *st, size_t i, size_t p)
 {
-    return bench_rand_f32(SEED_A, i * st->k + p, -1.0f, 2.0f);
+    return bench_rand_f32(SEED_A, st->ta ? p * st->m + i : i * st->k + p, -1.0f, 2.0f);
 }
 static float in_b(const gemm_state *st, size_t p, size_t j)
 {
-    return bench_rand_f32(SEED_B, p * st->n + j, -1.0f, 2.0f);
+    return bench_rand_f32(SEED_B, st->tb ? j * st->k + p : p * st->n + j, -1.0f, 2.0f);
 }
 
 static cupat_status gemm_run(bench_run *run, void *p)
 {
     gemm_state *st = p;
-    return cupat_gemm_f32(run->ctx, CUPAT_ROW_MAJOR, CUPAT_TRANS_N, CUPAT_TRANS_N, st->m,
-                          st->n, st->k, 1.0f, st->A, st->k, st->B, st->n, 0.0f, st->C, st->n);
+    return cupat_gemm_f32(run->ctx, CUPAT_ROW_MAJOR, st->ta ? CUPAT_TRANS_T : CUPAT_TRANS_N,
+                          st->tb ? CUPAT_TRANS_T : CUPAT_TRANS_N, st->m, st->n, st->k, 1.0f,
+                          st->A, lda_of(st), st->B, ldb_of(st), 0.0f, st->C, st->n);
+}
+
+static cupat_gemm_args args_of(const gemm_state *st)
+{
+    cupat_gemm_args a = {(int)st->m, (int)st->n, (int)st->k, st->ta, st->tb, 1.0f, 0.0f,
+                         st->A, lda_of(st), st->B, ldb_of(st), st->C, st->n};
+    return a;
 }
 
 static cupat_status gemm_config_run(bench_run *run, void *p)
 {
     gemm_state *st = p;
-    cupat_gemm_args a = {(int)st->m, (int)st->n, (int)st->k, 0, 0, 1.0f, 0.0f,
-                         st->A, st->k, st->B, st->n, st->C, st->n};
+    cupat_gemm_args a = args_of(st);
     return cupat__gemm_cuda_async(run->ctx, st->cfg, st->split, &a);
 }
 
-/* cuBLAS is column-major: row-major C = A B is column-major C^T = B^T A^T,
- * the same memory with the operands swapped. Pedantic math: FP32 FMAs, no
- * TF32 tensor cores, like cupat. */
+/* cuBLAS is column-major: row-major C = op(A) op(B) is column-major C^T =
+ * op(B)^T op(A)^T, the same memory with the operands swapped. A row-major
+ * matrix read column-major is its transpose, so each operand keeps its op
+ * (B stored k x n is the column-major n x k matrix op(B)^T: op N; stored
+ * n x k it is op(B) itself, whose transpose op T gives) and its leading
+ * dimension. Pedantic math: FP32 FMAs, no TF32 tensor cores, like cupat. */
 static cupat_status gemm_cublas(bench_run *run, void *p)
 {
     gemm_state *st = p;
@@ -69,8 +89,9 @@ static cupat_status gemm_cublas(bench_run *run, void *p)
                                   "cublasSetMathMode(CUBLAS_PEDANTIC_MATH)"));
     cupat_status s = bench_cublas_status(
         run,
-        cublasSgemm((cublasHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, (int)st->n, (int)st->m,
-                    (int)st->k, &one, st->B, (int)st->n, st->A, (int)st->k, &zero, st->C,
+        cublasSgemm((cublasHandle_t)h, st->tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    st->ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)st->n, (int)st->m, (int)st->k,
+                    &one, st->B, (int)ldb_of(st), st->A, (int)lda_of(st), &zero, st->C,
                     (int)st->n),
         "cublasSgemm");
     cupat_status r = bench_cublas_status(run, cublasSetMathMode((cublasHandle_t)h, mode),
@@ -160,21 +181,27 @@ static void gemm_free(bench_run *run, gemm_state *st)
     free(st->host);
 }
 
-/* The shapes: --n S is S^3, --n RxC is R x C x C; else the issue's. */
+/* The shapes: --n S is S^3, --n RxC is R x C x C; else the issue's. `ops`:
+ * the case runs ops N,T, T,N and T,T too (the default rung beside cuBLAS),
+ * after op N,N's whole ladder: every shape but 8192^3 (issue 22 asks for the
+ * transposed ops at 4096^3 and the odd shapes), and a --n shape unless
+ * --quick (one table). */
 typedef struct gshape {
     size_t m, n, k;
+    int ops;
 } gshape;
 
 static size_t shapes_for(const bench_run *run, const bench_size *size, gshape *out)
 {
-    static const gshape gpu_shapes[] = {{4096, 4096, 4096}, {8192, 8192, 8192},
-                                        {1000, 1000, 1000}, {4097, 3001, 2003},
-                                        {65536, 64, 4096},  {64, 65536, 4096}};
-    static const gshape cpu_shapes[] = {{512, 512, 512}, {1000, 1000, 1000}};
+    static const gshape gpu_shapes[] = {{4096, 4096, 4096, 1}, {8192, 8192, 8192, 0},
+                                        {1000, 1000, 1000, 1}, {4097, 3001, 2003, 1},
+                                        {65536, 64, 4096, 1},  {64, 65536, 4096, 1}};
+    static const gshape cpu_shapes[] = {{512, 512, 512, 1}, {1000, 1000, 1000, 1}};
     if (size) {
         out[0].m = size->rows ? size->rows : size->n;
         out[0].n = size->rows ? size->cols : size->n;
         out[0].k = size->rows ? size->cols : size->n;
+        out[0].ops = !run->opt.quick;
         return 1;
     }
     const gshape *l = gpu(run) ? gpu_shapes : cpu_shapes;
@@ -216,38 +243,49 @@ static void print_resources(bench_run *run)
 
 static void print_pick(bench_run *run, const gemm_state *st)
 {
-    cupat_gemm_args a = {(int)st->m, (int)st->n, (int)st->k, 0, 0, 1.0f, 0.0f,
-                         st->A, st->k, st->B, st->n, st->C, st->n};
+    cupat_gemm_args a = args_of(st);
     int cfg, split;
     cupat__gemm_pick(run->ctx, &a, &cfg, &split);
-    fprintf(run->opt.out, "auto picks %s, split-K %d, for %zu x %zu x %zu\n\n",
-            cupat__gemm_configs[cfg].name, split, st->m, st->n, st->k);
+    fprintf(run->opt.out, "auto picks %s, split-K %d, for %zu x %zu x %zu op %c,%c\n\n",
+            cupat__gemm_configs[cfg].name, split, st->m, st->n, st->k, st->ta ? 'T' : 'N',
+            st->tb ? 'T' : 'N');
 }
 
 cupat_status bench_gemm_cases(bench_run *run, const bench_size *size)
 {
+    /* op N,N first (the whole ladder); then the transposed ops, default rung */
+    static const int ops[][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
     gshape sh[8];
     size_t count = shapes_for(run, size, sh);
     if (gpu(run)) print_resources(run);
     for (size_t q = 0; q < count; q++) {
         gemm_state st;
-        bench_case c = {0};
-        c.pattern = "gemm";
-        snprintf(c.label, sizeof c.label, "%zux%zux%zu f32, op N,N, beta 0", sh[q].m, sh[q].n,
-                 sh[q].k);
-        c.bytes = 4.0 * ((double)sh[q].m * sh[q].k + (double)sh[q].k * sh[q].n +
-                         (double)sh[q].m * sh[q].n);
-        c.flops = 2.0 * (double)sh[q].m * (double)sh[q].n * (double)sh[q].k;
-        c.bound = BENCH_BOUND_FP32;
-        c.state = &st;
-        c.prepare = poison_c;
-        c.run = gemm_run;
-        c.check = gemm_check;
-        c.vendor_name = gpu(run) ? "cublasSgemm (pedantic)" : NULL;
-        c.vendor = gpu(run) ? gemm_cublas : NULL;
         cupat_status s = gemm_setup(run, &st, sh[q].m, sh[q].n, sh[q].k);
-        if (!s) s = bench_run_case(run, &c);
-        if (!s && gpu(run)) print_pick(run, &st);
+        size_t nops = sh[q].ops ? sizeof ops / sizeof ops[0] : 1;
+        for (size_t o = 0; !s && o < nops; o++) {
+            bench_case c = {0};
+            st.ta = ops[o][0];
+            st.tb = ops[o][1];
+            c.pattern = "gemm";
+            snprintf(c.label, sizeof c.label, "%zux%zux%zu f32, op %c,%c, beta 0", sh[q].m,
+                     sh[q].n, sh[q].k, st.ta ? 'T' : 'N', st.tb ? 'T' : 'N');
+            c.bytes = 4.0 * ((double)sh[q].m * sh[q].k + (double)sh[q].k * sh[q].n +
+                             (double)sh[q].m * sh[q].n);
+            c.flops = 2.0 * (double)sh[q].m * (double)sh[q].n * (double)sh[q].k;
+            c.bound = BENCH_BOUND_FP32;
+            c.state = &st;
+            c.prepare = poison_c;
+            c.run = gemm_run;
+            c.check = gemm_check;
+            c.vendor_name = gpu(run) ? "cublasSgemm (pedantic)" : NULL;
+            c.vendor = gpu(run) ? gemm_cublas : NULL;
+            c.default_only = o > 0;
+            if (c.default_only)
+                c.note = "transposed op: the default rung alone, beside the vendor (op N,N's "
+                         "table has the ladder; --variant NAME times another rung)";
+            s = bench_run_case(run, &c);
+            if (!s && gpu(run)) print_pick(run, &st);
+        }
         gemm_free(run, &st);
         CUPAT_TRY(s);
     }
@@ -428,20 +466,21 @@ static void gemv_free(bench_run *run, void *p)
     free(st->host);
 }
 
-/* --n S is S x S, --n RxC an R x C matrix; else a square and a wide matrix
- * of 1 GiB each on the GPU (one long dot product a row / a column), 4096^2
- * on the CPU. Each shape runs op N and op T. */
+/* --n S is S x S, --n RxC an R x C matrix; else on the GPU 4096^2 (64 MiB:
+ * a few launches' worth of DRAM time, issue 22), then a square and a wide
+ * matrix of 1 GiB each (one long dot product a row / a column); 4096^2 on
+ * the CPU. Each shape runs op N and op T. */
 cupat_status bench_gemv_cases(bench_run *run, const bench_size *size)
 {
-    static const size_t gpu_shapes[][2] = {{16384, 16384}, {2048, 131072}};
+    static const size_t gpu_shapes[][2] = {{4096, 4096}, {16384, 16384}, {2048, 131072}};
     static const size_t cpu_shapes[][2] = {{4096, 4096}};
-    size_t shapes[2][2], count;
+    size_t shapes[3][2], count;
     if (size) {
         shapes[0][0] = size->rows ? size->rows : size->n;
         shapes[0][1] = size->rows ? size->cols : size->n;
         count = 1;
     } else {
-        count = gpu(run) ? 2 : 1;
+        count = gpu(run) ? sizeof gpu_shapes / sizeof gpu_shapes[0] : 1;
         memcpy(shapes, gpu(run) ? gpu_shapes : cpu_shapes, count * sizeof shapes[0]);
     }
     for (size_t q = 0; q < count; q++) {

@@ -1,7 +1,8 @@
 /* bench_reduce.c — the reduction ladder (PCCP 3.4-3.6, 5.3, 5.6; PMPP 10; the
- * lecture; then beyond the books) at 2^24 and 2^28 elements, against
- * cub::DeviceReduce in the same run; and the dot product against cuBLAS
- * (`cupat bench dot`, its own pattern).
+ * lecture; then beyond the books) at 2^16, 2^20, 2^24 and 2^28 elements,
+ * against cub::DeviceReduce in the same run; and the dot product against
+ * cuBLAS (`cupat bench dot`, its own pattern). At n <= LAUNCH_FLOOR_MAX_N
+ * (latency-bound: issue 22) each table ends with the launch-floor rows.
  *
  * f32 sum runs the whole ladder; i32 sum, f32 max and f32 argmax run the
  * rungs beyond the books (the ones that can beat CUB). The recursive rungs
@@ -27,6 +28,9 @@ int bench_cub_reduce(cupat_type t, cupat_op op, const void *x, size_t n, void *o
 
 enum { SEED_X = 41, SEED_Y = 42 };
 #define CDP_MAX_N CUPAT_REDUCE_CDP_MAX_N
+/* Up to here a call reads at most 8 MiB (dot): a few microseconds of DRAM
+ * time, the same order as one launch. */
+#define LAUNCH_FLOOR_MAX_N ((size_t)1 << 20)
 
 /* CUPAT_BENCH_REDUCE_SWEEP=1: after the ladder of f32 sum, i32 sum and f32
  * max, time even_share in more configurations (grid: sub 0 = one tile per
@@ -268,6 +272,7 @@ static cupat_status run_table(bench_run *run, red_state *st, const char *title, 
         if (!row) return CUPAT_ERROR_OUT_OF_MEMORY;
         row->technique = v[i].technique;
         row->source = v[i].source;
+        row->is_default = v[i].is_default; /* the JSON's "default" (bench-summary) */
         st->rung = rung;
         if (cupat_set_variant(run->ctx, pattern, v[i].name)) {
             row->verdict = BENCH_ERROR;
@@ -321,6 +326,8 @@ static cupat_status run_table(bench_run *run, red_state *st, const char *title, 
         bench_progress(run, "bench %s %s: vendor", pattern, label);
         bench_measure(run, t, row, st->dot ? dot_cublas : red_cub, red_prepare, red_check, 0, st);
     }
+    if (run->backend == CUPAT_BACKEND_CUDA && !only && st->n <= LAUNCH_FLOOR_MAX_N)
+        CUPAT_TRY(bench_add_launch_rows(run, t));
     if (skipped_cdp)
         t->note = "cdp_* (dynamic parallelism): ~n/512 x 8 device launches, measured at n <= 2^24 only";
     bench_table_end(run, t);
@@ -386,13 +393,17 @@ static cupat_status one_size(bench_run *run, size_t n, int dot)
     return bench_finish(run, s, red_free, &st);
 }
 
-/* 2^24 and 2^28 elements on the GPU (2^28: 1 GiB of f32), 2^24 on the CPU. */
+/* GPU: 2^16 and 2^20 (latency-bound; the inputs fit in the L2 but the flush
+ * between calls evicts them), 2^24 and 2^28 (1 GiB of f32: DRAM-bound).
+ * CPU: 2^24. */
 static cupat_status sizes(bench_run *run, const bench_size *size, int dot)
 {
+    static const int gpu_log2[] = {16, 20, 24, 28};
     if (size && size->n) return one_size(run, size->n, dot);
     if (run->backend != CUPAT_BACKEND_CUDA) return one_size(run, (size_t)1 << 24, dot);
-    CUPAT_TRY(one_size(run, (size_t)1 << 24, dot));
-    return one_size(run, (size_t)1 << 28, dot);
+    for (size_t k = 0; k < sizeof gpu_log2 / sizeof gpu_log2[0]; k++)
+        CUPAT_TRY(one_size(run, (size_t)1 << gpu_log2[k], dot));
+    return CUPAT_SUCCESS;
 }
 
 cupat_status bench_reduce_cases(bench_run *run, const bench_size *size)

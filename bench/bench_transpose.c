@@ -17,6 +17,9 @@ int bench_transpose_verify(const void *in, const void *out, size_t rows, size_t 
 enum { SEED_T = 21 };
 /* Lecture 10's serial and thread-per-row versions only run at its size. */
 #define SLOW_MAX ((size_t)1 << 20)
+/* Up to 2048^2 elements (32 MiB each way in f64) a call is a few
+ * microseconds: its table ends with the launch-floor rows (issue 22). */
+#define LAUNCH_FLOOR_MAX ((size_t)2048 * 2048)
 
 typedef struct tr_state {
     size_t rows, cols, es;
@@ -139,7 +142,8 @@ static cupat_status add_row(bench_run *run, bench_table *t, tr_state *st, const 
     return CUPAT_SUCCESS;
 }
 
-static cupat_status tr_case(bench_run *run, size_t rows, size_t cols, size_t es)
+/* slow: lecture 10's serial and row rungs too, where n <= SLOW_MAX. */
+static cupat_status tr_case(bench_run *run, size_t rows, size_t cols, size_t es, int slow)
 {
     tr_state st = {rows, cols, es, NULL, NULL, NULL, NULL, NULL};
     size_t n = rows * cols, bytes = n * es;
@@ -162,7 +166,7 @@ static cupat_status tr_case(bench_run *run, size_t rows, size_t cols, size_t es)
     int skipped = 0;
     for (size_t i = 0; !s && i < nv; i++) {
         if (v[i].backend != run->backend || (only && strcmp(only, v[i].name))) continue;
-        if (is_slow(v[i].name) && n > SLOW_MAX) {
+        if (is_slow(v[i].name) && (n > SLOW_MAX || !slow)) {
             skipped = 1;
             continue;
         }
@@ -173,6 +177,7 @@ static cupat_status tr_case(bench_run *run, size_t rows, size_t cols, size_t es)
         }
         row->technique = v[i].technique;
         row->source = v[i].source;
+        row->is_default = v[i].is_default; /* the JSON's "default" (bench-summary) */
         bench_progress(run, "bench transpose %s: %s", label, v[i].name);
         if (cupat_set_variant(run->ctx, "transpose", v[i].name)) {
             row->verdict = BENCH_ERROR;
@@ -183,8 +188,8 @@ static cupat_status tr_case(bench_run *run, size_t rows, size_t cols, size_t es)
     }
     cupat_set_variant(run->ctx, "transpose", NULL);
     if (t && skipped)
-        t->note = "serial and row (lecture 10) run only up to 2^20 elements: see the "
-                  "1024x1024 table";
+        t->note = "serial and row (lecture 10) run in the 1024x1024 f32 table (at most "
+                  "2^20 elements)";
     if (!s && gpu(run)) {
         s = add_row(run, t, &st, es == 4 ? "cublasSgeam" : "cublasDgeam", BENCH_ROW_VENDOR,
                     "vendor transpose (geam, op T), same inputs", tr_geam, 1);
@@ -200,6 +205,7 @@ static cupat_status tr_case(bench_run *run, size_t rows, size_t cols, size_t es)
     if (!s)
         s = add_row(run, t, &st, gpu(run) ? "cudaMemcpy D2D" : "memcpy", BENCH_ROW_REFERENCE,
                     "reference: a copy moving the same bytes", tr_memcpy, 0);
+    if (!s && !only && n <= LAUNCH_FLOOR_MAX) s = bench_add_launch_rows(run, t);
     if (t) bench_table_end(run, t);
     cupat_sync(run->ctx);
     cupat_free(run->ctx, st.in);
@@ -208,9 +214,10 @@ static cupat_status tr_case(bench_run *run, size_t rows, size_t cols, size_t es)
     return s;
 }
 
-/* GPU: 16384^2 in f32 and f64 (the acceptance size), then lecture 10's
- * 1024^2 with every rung. CPU: 4096^2 and 1024^2. --n R x C or a count
- * (square) replaces the big size. */
+/* GPU: 16384^2 in f32 and f64 (the acceptance size), lecture 10's 1024^2
+ * f32 with every rung, then the L2-sized shapes of issue 22: 1024^2 f64 and
+ * 2048^2 f32 and f64. CPU: 4096^2 and 1024^2 f32. --n R x C or a count
+ * (square) replaces the big size and drops the L2-sized ones. */
 cupat_status bench_transpose_cases(bench_run *run, const bench_size *size)
 {
     size_t r = gpu(run) ? 16384 : 4096, c = r;
@@ -220,8 +227,11 @@ cupat_status bench_transpose_cases(bench_run *run, const bench_size *size)
         while ((r + 1) * (r + 1) <= size->n) r++;
         c = r;
     }
-    CUPAT_TRY(tr_case(run, r, c, 4));
-    CUPAT_TRY(tr_case(run, r, c, 8));
-    if (r * c > SLOW_MAX) CUPAT_TRY(tr_case(run, 1024, 1024, 4));
-    return CUPAT_SUCCESS;
+    CUPAT_TRY(tr_case(run, r, c, 4, 1));
+    CUPAT_TRY(tr_case(run, r, c, 8, 1));
+    if (r * c > SLOW_MAX) CUPAT_TRY(tr_case(run, 1024, 1024, 4, 1));
+    if (size || !gpu(run)) return CUPAT_SUCCESS;
+    CUPAT_TRY(tr_case(run, 1024, 1024, 8, 0)); /* the slow rungs: in the f32 table only */
+    CUPAT_TRY(tr_case(run, 2048, 2048, 4, 0));
+    return tr_case(run, 2048, 2048, 8, 0);
 }

@@ -652,12 +652,16 @@ cupat_status bench_run_case(bench_run *run, const bench_case *c)
                                                                           : NULL;
     size_t total = 0, k = 0;
     int oom = 0;
+    /* --variant NAME picks the rung; else every rung, or the default alone */
+#define WANTED(i)                                                                        \
+    (v[i].backend == run->backend && (only ? !strcmp(only, v[i].name)                    \
+                                           : !c->default_only || v[i].is_default))
     for (size_t i = 0; i < nv; i++)
-        if (v[i].backend == run->backend && (!only || !strcmp(only, v[i].name))) total++;
+        if (WANTED(i)) total++;
     total += (c->vendor != NULL) + (c->memcpy_ref != 0);
 
     for (size_t i = 0; i < nv; i++) {
-        if (v[i].backend != run->backend || (only && strcmp(only, v[i].name))) continue;
+        if (!WANTED(i)) continue;
         bench_progress(run, "bench %s %s: %s (%zu/%zu)", c->pattern, c->label, v[i].name,
                        ++k, total);
         bench_row *row = bench_table_add(run, t, v[i].name, BENCH_ROW_RUNG);
@@ -683,8 +687,10 @@ cupat_status bench_run_case(bench_run *run, const bench_case *c)
         bench_progress(run, "bench %s %s: copy (%zu/%zu)", c->pattern, c->label, ++k, total);
         CUPAT_TRY(bench_add_copy_row(run, t));
     }
+    if (c->launch_floor) CUPAT_TRY(bench_add_launch_rows(run, t));
     bench_table_end(run, t);
     return CUPAT_SUCCESS;
+#undef WANTED
 }
 
 cupat_status bench_add_copy_row(bench_run *run, bench_table *t)
@@ -698,6 +704,52 @@ cupat_status bench_add_copy_row(bench_run *run, bench_table *t)
     if (run->opt.ncu_child) return CUPAT_SUCCESS; /* never profiled: no buffer for it */
     if (ensure_scratch(run, half)) row_error(run, row, "");
     else bench_measure(run, t, row, copy_ref, NULL, NULL, 0, NULL);
+    return CUPAT_SUCCESS;
+}
+
+static cupat_status empty_1(bench_run *r, void *st)
+{
+    (void)st;
+    return cupat__cuda(r->ctx, (cudaError_t)bench_kernel_empty(1, cupat_get_stream(r->ctx)),
+                       "bench: empty kernel");
+}
+static cupat_status empty_2(bench_run *r, void *st)
+{
+    (void)st;
+    return cupat__cuda(r->ctx, (cudaError_t)bench_kernel_empty(2, cupat_get_stream(r->ctx)),
+                       "bench: empty kernels");
+}
+/* The end event is queued after the host's wait returns: the row adds the
+ * wake-up of the waiting thread and the next submission to the launch. */
+static cupat_status empty_sync(bench_run *r, void *st)
+{
+    CUPAT_TRY(empty_1(r, st));
+    return cupat__cuda(r->ctx, cudaStreamSynchronize(stream_of(r)), "cudaStreamSynchronize");
+}
+
+cupat_status bench_add_launch_rows(bench_run *run, bench_table *t)
+{
+    static const struct {
+        const char *name, *technique;
+        bench_fn fn;
+    } rows[] = {
+        {"empty kernel",
+         "launch floor: one empty kernel <<<1, 32>>>, timed as the rungs (events around it)",
+         empty_1},
+        {"2 empty kernels", "launch floor of a two-kernel call: two empty kernels back to back",
+         empty_2},
+        {"empty kernel + sync",
+         "one empty kernel, then cudaStreamSynchronize inside the timed region",
+         empty_sync},
+    };
+    if (!on_gpu(run)) return CUPAT_SUCCESS;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        bench_progress(run, "bench %s %s: %s", t->pattern, t->label, rows[i].name);
+        bench_row *row = bench_table_add(run, t, rows[i].name, BENCH_ROW_REFERENCE);
+        if (!row) return CUPAT_ERROR_OUT_OF_MEMORY;
+        row->technique = rows[i].technique;
+        bench_measure(run, t, row, rows[i].fn, NULL, NULL, 0, NULL);
+    }
     return CUPAT_SUCCESS;
 }
 

@@ -183,6 +183,13 @@ typedef struct bench_case {
     bench_fn vendor;
     int memcpy_ref; /* add a device copy of the same byte count */
     const char *note; /* the table's footnote (static storage), or NULL */
+    /* 1: only the backend's default rung (or the one --variant names), then
+     * the vendor: a case that measures the gap to the vendor at a size or op
+     * the full ladder is not walked at (issue 22's extra gemm ops). */
+    int default_only;
+    /* 1: add the launch-floor rows (bench_add_launch_rows) after the others,
+     * for sizes where launch latency decides (GPU only). */
+    int launch_floor;
 } bench_case;
 
 /* Measure one case and print its table. Row failures are recorded in the
@@ -192,6 +199,15 @@ cupat_status bench_run_case(bench_run *run, const bench_case *c);
  * t->bytes / 2 (cudaMemcpyAsync on the GPU, OpenMP memcpy slices on the
  * CPU), timed as the rungs are; for patterns that walk their own ladder. */
 cupat_status bench_add_copy_row(bench_run *run, bench_table *t);
+/* The launch floor of a table, on the GPU (nothing on the CPU), as reference
+ * rows timed exactly as the rungs are (flush, event, call, event): "empty
+ * kernel" (one launch of an empty kernel, 1 block of 32 threads: the least
+ * any one-kernel call can take in this table), "2 empty kernels" (the same for
+ * a call of two launches: CUB's reduce and cublasSdot beyond one tile), and
+ * "empty kernel + sync" (one launch, then cudaStreamSynchronize inside the
+ * timed region: what a caller that waits for each result pays). Nothing is
+ * checked; --ncu profiles none of them. */
+cupat_status bench_add_launch_rows(bench_run *run, bench_table *t);
 
 /* Building blocks for tables that are not ladders (sweeps). */
 bench_table *bench_table_begin(bench_run *run, const char *pattern, const char *title,
@@ -299,6 +315,8 @@ int bench_kernel_fill_u8(uint8_t *p, size_t n, uint64_t seed, cupat_stream s);
 int bench_kernel_read(const void *p, size_t bytes, float *sink, int blocks, cupat_stream s);
 /* FMA chains on blocks x 256 threads; *flops gets the flop count queued. */
 int bench_kernel_fma(float *sink, int blocks, int iters, cupat_stream s, double *flops);
+/* `count` launches of an empty kernel (1 block of 32 threads): the launch floor. */
+int bench_kernel_empty(int count, cupat_stream s);
 
 /* -------------------------------------------------------------- ncu -- */
 

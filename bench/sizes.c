@@ -167,8 +167,12 @@ const bench_size_model bench_size_models[] = {
      need_gray},
     {"blur", "WIDTHxHEIGHT pixels, or a count made square (default 3840x2160; CPU 1280x720)",
      need_blur},
-    {"reduce", "elements (default 2^24 and 2^28; CPU 2^24)", need_reduce},
-    {"dot", "elements of x and of y (default 2^24 and 2^28; CPU 2^24)", need_dot},
+    {"reduce", "elements: f32 sum (every rung), i32 sum, f32 max, f32 argmax (default 2^16, "
+               "2^20, 2^24, 2^28, the launch floor beside 2^16 and 2^20; CPU 2^24)",
+     need_reduce},
+    {"dot", "elements of x and of y (default 2^16, 2^20, 2^24, 2^28, the launch floor beside "
+            "2^16 and 2^20; CPU 2^24)",
+     need_dot},
     {"scan", "elements, every table (default 2^22 for the one-block rungs, 2^24, 2^28; u64 "
              "2^27; CPU 2^24)",
      need_scan},
@@ -182,8 +186,9 @@ const bench_size_model bench_size_models[] = {
     {"bfs", "vertices: a Kronecker graph of scale ceil(log2 n), edge factor 16 (default "
             "scales 20 and 22; CPU 16)",
      need_bfs},
-    {"transpose", "ROWSxCOLS, or a count made square, f32 and f64 (default 16384x16384; CPU "
-                  "4096x4096)",
+    {"transpose", "ROWSxCOLS, or a count made square: f32 and f64, and 1024x1024 f32 with "
+                  "every rung (default 16384x16384; then 1024x1024 f64, 2048x2048 f32 and f64, "
+                  "the launch floor beside 1024^2 and 2048^2; CPU 4096x4096)",
      need_transpose},
     {"stencil1d", "elements (default 2^28; CPU 2^24)", need_stencil1d},
     {"conv2d", "WIDTHxHEIGHT pixels, or a count made square, every table (default 7680x4320 f32 "
@@ -195,11 +200,13 @@ const bench_size_model bench_size_models[] = {
     {"stencil3d", "grid points made a cube, halo included: 7- and 27-point steps, 8 steps "
                   "(default 2^27 = 512^3; CPU 128^3)",
      need_stencil3d},
-    {"gemm", "S: an S x S x S product; RxC: m = R, n = k = C (default: six shapes; CPU 512^3, "
-             "1000^3)",
+    {"gemm", "S: an S x S x S product; RxC: m = R, n = k = C; op N,N with every rung, then "
+             "ops N,T, T,N and T,T with the default rung (--quick: N,N only) (default 4096^3, "
+             "8192^3 (N,N only), 1000^3, 4097x3001x2003, 65536x64x4096, 64x65536x4096; CPU "
+             "512^3, 1000^3)",
      need_gemm},
-    {"gemv", "S: an S x S matrix; RxC: R rows, C columns; op N and op T (default 16384x16384, "
-             "2048x131072; CPU 4096x4096)",
+    {"gemv", "S: an S x S matrix; RxC: R rows, C columns; op N and op T (default 4096x4096, "
+             "16384x16384, 2048x131072; CPU 4096x4096)",
      need_gemv},
     {"gemm_tc", "S: an S x S x S product (RxC: R) per type pair: f16 -> f32, bf16 -> bf16, "
                 "tf32 -> f32, i8 -> i32 (default 4096; CPU 384)",

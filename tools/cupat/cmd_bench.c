@@ -68,6 +68,9 @@ static void usage(FILE *f)
     fprintf(f,
             "                      A size whose case does not fit in the backend's memory\n"
             "                      is refused before anything runs (exit status 2).\n"
+            "                      The rows 'empty kernel', '2 empty kernels' and 'empty\n"
+            "                      kernel + sync' (GPU; the small reduce, dot and transpose\n"
+            "                      tables) are the launch floor, timed as every row is.\n"
             "  --reps N            exactly N timed calls a row (default: adaptive)\n"
             "  --quick             a tour: one small case per pattern, a few calls a row\n"
             "                      (what `make run` shows; --n and --reps still apply)\n"
