@@ -412,7 +412,8 @@ static void gemv_shapes(cupat_ctx *ctx)
     typedef struct { size_t m, n; } shp;
     static const shp tiny[] = {{1, 1}, {17, 33}, {40, 3}, {3, 70}};
     static const shp big[] = {{1, 1},       {17, 33},      {1000, 3},     {3, 1000},
-                              {4097, 2003}, {100000, 64}, {64, 100000}, {1, 300000}};
+                              {4097, 2003}, {100000, 64}, {64, 100000}, {1, 300000},
+                              {1029, 516},  {33, 4}};
     const shp *list = t_small ? tiny : big;
     size_t count = t_small ? 4 : sizeof big / sizeof big[0];
     for (size_t s = 0; s < count; s++)
