@@ -62,86 +62,69 @@ __global__ void __launch_bounds__(256)
 }
 
 /* ---- rung "warp", op T: y_j = sum_i A[i][j] x_i. A block of 32 x 8
- * threads owns 32 columns; its 8 thread rows take every 8th row of A, so
- * each warp reads 128 consecutive bytes of a row (coalesced), and the 8
+ * threads owns 32 W columns (a lane W consecutive ones); its 8 thread rows
+ * take every 8th row of A, so each warp reads 128 W consecutive bytes of a
+ * row (coalesced), four rows' loads in flight before their FMAs, and the 8
  * partial sums meet in shared memory. With few columns, gridDim.y blocks
- * split the rows and write partial sums (P[y][j]) for gemv_cols_finish. */
+ * split the rows and write partial sums (P[y][j]) for gemv_cols_finish.
+ * W = 4 (16-byte loads) where A, lda and n allow it: the 4-byte form was
+ * 0.79x cublasSgemv at 4096^2, this one 0.91x (H100). Each column's sum
+ * runs over the rows in the same order for both widths. */
+template <int W> __device__ __forceinline__ void load_cols(const float *p, float (&v)[W])
+{
+    if constexpr (W == 4) {
+        const float4 q = __ldg(reinterpret_cast<const float4 *>(p));
+        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+    } else {
+        v[0] = __ldg(p);
+    }
+}
+
+template <int W>
 __global__ void __launch_bounds__(256)
     gemv_cols(size_t m, size_t n, size_t rows_per, float alpha, const float *__restrict__ A,
               size_t lda, const float *__restrict__ x, float beta, float *__restrict__ y,
               float *__restrict__ P)
 {
-    __shared__ float part[8][33];
-    const size_t j = (size_t)blockIdx.x * 32 + threadIdx.x;
+    __shared__ float part[8][32 * W + 1];
+    const size_t j = ((size_t)blockIdx.x * 32 + threadIdx.x) * W;
     const size_t i0 = (size_t)blockIdx.y * rows_per;
     const size_t i1 = i0 + rows_per < m ? i0 + rows_per : m;
-    float s = 0.0f;
-    if (j < n)
-        for (size_t i = i0 + threadIdx.y; i < i1; i += 8)
-            s = fmaf(__ldg(A + i * lda + j), __ldg(x + i), s);
-    part[threadIdx.y][threadIdx.x] = s;
-    __syncthreads();
-    if (threadIdx.y == 0 && j < n) {
-        float t = 0.0f;
-#pragma unroll
-        for (int r = 0; r < 8; ++r) t += part[r][threadIdx.x];
-        if (P) P[(size_t)blockIdx.y * n + j] = t;
-        else y[j] = axpby(t, alpha, beta, y + j);
-    }
-}
-
-/* op T with 16-byte columns (A 16-byte aligned, lda and n multiples of 4):
- * a lane owns 4 consecutive columns, so a warp reads 512 bytes of a row in
- * one instruction, and each thread keeps 4 rows' loads in flight (the scalar
- * form issued one 4-byte load a step: 0.79x cublasSgemv at 4096^2, H100).
- * The same partial-sum layout as gemv_cols. */
-__global__ void __launch_bounds__(256)
-    gemv_cols4(size_t m, size_t n, size_t rows_per, float alpha, const float *__restrict__ A,
-               size_t lda, const float *__restrict__ x, float beta, float *__restrict__ y,
-               float *__restrict__ P)
-{
-    __shared__ float4 part[8][32];
-    const size_t j = ((size_t)blockIdx.x * 32 + threadIdx.x) * 4;
-    const size_t i0 = (size_t)blockIdx.y * rows_per;
-    const size_t i1 = i0 + rows_per < m ? i0 + rows_per : m;
-    float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+    float s[W] = {};
     if (j < n) {
         const float *a = A + j;
         size_t i = i0 + threadIdx.y;
         for (; i + 24 < i1; i += 32) { // 4 rows a step, their loads first
-            float4 v[4];
-            float xv[4];
+            float v[4][W], xv[4];
 #pragma unroll
             for (int u = 0; u < 4; u++) {
-                v[u] = __ldg(reinterpret_cast<const float4 *>(a + (i + 8 * u) * lda));
+                load_cols<W>(a + (i + 8 * u) * lda, v[u]);
                 xv[u] = __ldg(x + i + 8 * u);
             }
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
-                s.x = fmaf(v[u].x, xv[u], s.x), s.y = fmaf(v[u].y, xv[u], s.y);
-                s.z = fmaf(v[u].z, xv[u], s.z), s.w = fmaf(v[u].w, xv[u], s.w);
-            }
+            for (int u = 0; u < 4; u++)
+#pragma unroll
+                for (int c = 0; c < W; c++) s[c] = fmaf(v[u][c], xv[u], s[c]);
         }
         for (; i < i1; i += 8) {
-            const float4 v = __ldg(reinterpret_cast<const float4 *>(a + i * lda));
+            float v[W];
+            load_cols<W>(a + i * lda, v);
             const float xv = __ldg(x + i);
-            s.x = fmaf(v.x, xv, s.x), s.y = fmaf(v.y, xv, s.y);
-            s.z = fmaf(v.z, xv, s.z), s.w = fmaf(v.w, xv, s.w);
+#pragma unroll
+            for (int c = 0; c < W; c++) s[c] = fmaf(v[c], xv, s[c]);
         }
     }
-    part[threadIdx.y][threadIdx.x] = s;
+#pragma unroll
+    for (int c = 0; c < W; c++) part[threadIdx.y][threadIdx.x * W + c] = s[c];
     __syncthreads();
     if (threadIdx.y == 0 && j < n) {
-        float t[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
-        for (int r = 0; r < 8; ++r) {
-            const float4 q = part[r][threadIdx.x];
-            t[0] += q.x, t[1] += q.y, t[2] += q.z, t[3] += q.w;
-        }
+        for (int c = 0; c < W; c++) {
+            float t = 0.0f;
 #pragma unroll
-        for (int c = 0; c < 4; c++) {
-            if (P) P[(size_t)blockIdx.y * n + j + c] = t[c];
-            else y[j + c] = axpby(t[c], alpha, beta, y + j + c);
+            for (int r = 0; r < 8; ++r) t += part[r][threadIdx.x * W + c];
+            if (P) P[(size_t)blockIdx.y * n + j + c] = t;
+            else y[j + c] = axpby(t, alpha, beta, y + j + c);
         }
     }
 }
@@ -217,11 +200,11 @@ extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_g
     /* gridDim.x is limited to 2^31 - 1 blocks of 32 columns: n < 2^36 */
     dim3 grid((unsigned)colblocks, (unsigned)parts);
     if (vec4)
-        gemv_cols4<<<grid, dim3(32, 8), 0, s>>>(a->m, a->n, rows_per, a->alpha, a->A, a->lda,
-                                                a->x, a->beta, a->y, P);
+        gemv_cols<4><<<grid, dim3(32, 8), 0, s>>>(a->m, a->n, rows_per, a->alpha, a->A, a->lda,
+                                                  a->x, a->beta, a->y, P);
     else
-        gemv_cols<<<grid, dim3(32, 8), 0, s>>>(a->m, a->n, rows_per, a->alpha, a->A, a->lda,
-                                               a->x, a->beta, a->y, P);
+        gemv_cols<1><<<grid, dim3(32, 8), 0, s>>>(a->m, a->n, rows_per, a->alpha, a->A, a->lda,
+                                                  a->x, a->beta, a->y, P);
     CUPAT_TRY(cupat__launched(ctx, "gemv_cols"));
     if (P) {
         gemv_cols_finish<<<blocks_for(a->n, 256, ctx->sm_count), 256, 0, s>>>(
