@@ -3,7 +3,8 @@
  * on the CPU), the "merge" ladder on two sorted u32 arrays of 2^27 each
  * (CPU 2^21; the one-thread rung sequential only up to 2^22 outputs), and
  * "segsort" on u32 keys in 1M segments of 16..1024 keys (CPU 16K segments;
- * --n sets the segment count). Vendor rows: cub::DeviceRadixSort::SortKeys /
+ * --n sets the segment count). The sort ladder also runs on random u32 keys
+ * already in order and on distinct u32 keys (0..n-1) in reverse order. Vendor rows: cub::DeviceRadixSort::SortKeys /
  * SortPairs, cub::DeviceMerge::MergeKeys, cub::DeviceSegmentedSort::SortKeys.
  * Checks: the output is in order (per segment), it is the same multiset as
  * the input (a sum of hashed keys), and pairs carry their own index, in
@@ -26,6 +27,7 @@ typedef struct bs_state {
     cupat_type kt;
     size_t ks, n, na, nseg;
     int pairs;
+    int iota; /* keys 0..n-1 instead of the generator's */
     void *kin, *kout;
     uint32_t *vin, *vout;
     uint64_t *off, *hoff;
@@ -43,6 +45,7 @@ static uint64_t key_at(const bs_state *st, const void *p, size_t i)
 }
 static uint64_t gen_bits(const bs_state *st, uint64_t i)
 {
+    if (st->iota) return (uint32_t)i;
     if (st->kt == CUPAT_U64) return bsort_u64(i);
     if (st->kt == CUPAT_F32) {
         float f = bsort_f32(i);
@@ -59,8 +62,10 @@ static uint64_t ordk(const bs_state *st, uint64_t b)
 }
 
 /* Fill kin with the generator (GPU kernel or host loop). */
+static cupat_status fill_iota(bench_run *run, uint32_t *p, size_t n);
 static cupat_status fill_keys(bench_run *run, bs_state *st, void *p, size_t n, uint64_t from)
 {
+    if (st->iota) return fill_iota(run, p, n); /* from is 0 where iota is used */
     int g = st->kt == CUPAT_U64 ? BSORT_GEN_U64 : st->kt == CUPAT_F32 ? BSORT_GEN_F32 : BSORT_GEN_U32;
     if (gpu(run))
         return bench_cuda_status(run, bench_sort_fill(g, p, n, from, cupat_get_stream(run->ctx)), "fill");
@@ -256,10 +261,13 @@ cupat_status bench_sort_cases(bench_run *run, const bench_size *size)
         cupat_type kt;
         int pairs;
         const char *vendor;
-    } kinds[] = {{"u32 keys", CUPAT_U32, 0, "cub::DeviceRadixSort::SortKeys"},
-                 {"u32/u32 pairs", CUPAT_U32, 1, "cub::DeviceRadixSort::SortPairs"},
-                 {"u64 keys", CUPAT_U64, 0, "cub::DeviceRadixSort::SortKeys"},
-                 {"f32 keys", CUPAT_F32, 0, "cub::DeviceRadixSort::SortKeys"}};
+        int presort; /* the input already sorted by cupat: 1 ascending, 2 descending */
+    } kinds[] = {{"u32 keys", CUPAT_U32, 0, "cub::DeviceRadixSort::SortKeys", 0},
+                 {"u32/u32 pairs", CUPAT_U32, 1, "cub::DeviceRadixSort::SortPairs", 0},
+                 {"u64 keys", CUPAT_U64, 0, "cub::DeviceRadixSort::SortKeys", 0},
+                 {"f32 keys", CUPAT_F32, 0, "cub::DeviceRadixSort::SortKeys", 0},
+                 {"u32 keys already in order", CUPAT_U32, 0, "cub::DeviceRadixSort::SortKeys", 1},
+                 {"u32 keys in reverse order", CUPAT_U32, 0, "cub::DeviceRadixSort::SortKeys", 2}};
     size_t n = size && size->n ? size->n : gpu(run) ? (size_t)1 << 28 : (size_t)1 << 22;
     cupat_status s = CUPAT_SUCCESS;
     for (size_t k = 0; !s && k < sizeof kinds / sizeof kinds[0]; k++) {
@@ -268,11 +276,15 @@ cupat_status bench_sort_cases(bench_run *run, const bench_size *size)
         st.ks = cupat_type_size(st.kt);
         st.n = n;
         st.pairs = kinds[k].pairs;
+        st.iota = kinds[k].presort == 2; /* distinct: strictly reverse order once sorted descending */
         s = cupat_malloc(run->ctx, &st.kin, n * st.ks);
         if (!s) s = cupat_malloc(run->ctx, &st.kout, n * st.ks);
         if (!s && st.pairs) s = cupat_malloc(run->ctx, (void **)&st.vin, n * 4);
         if (!s && st.pairs) s = cupat_malloc(run->ctx, (void **)&st.vout, n * 4);
-        if (!s) s = fill_keys(run, &st, st.kin, n, 0);
+        if (!s) s = fill_keys(run, &st, kinds[k].presort ? st.kout : st.kin, n, 0);
+        if (!s && kinds[k].presort)
+            s = cupat_sort(run->ctx, st.kt, 0, kinds[k].presort == 1 ? CUPAT_SORT_ASCENDING : CUPAT_SORT_DESCENDING,
+                           n, st.kout, st.kin, NULL, NULL);
         if (!s && st.pairs) s = fill_iota(run, st.vin, n);
         fingerprint(&st);
         char label[128], c[32];

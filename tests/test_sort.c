@@ -9,7 +9,8 @@
  * Inputs: random, all equal, sorted, reverse sorted, few distinct values,
  * float specials (+-0, NaNs of both signs and several payloads, +-inf,
  * denormals), integer extremes; n = 0, 1, 2, odd sizes around the tiles,
- * 2^20 + 3 on CUDA; bit ranges; descending; in place; merges with ties
+ * 2^20 + 3 on CUDA; bit ranges; descending; in place; keys in order or
+ * reversed (the onesweep's copy path, part "ordered"); merges with ties
  * across the arrays and empty sides; segmented sorts with empty segments and
  * segments of every size class; bad arguments for every function.
  * Options: --small (sanitizer sizes), --rung NAME, --part NAME,
@@ -637,6 +638,91 @@ static void test_portions(void)
     CHECK_OK(ctx, cupat_set_variant(ctx, "sort", NULL));
 }
 
+/* Keys already in order, or in strictly reverse order, take the onesweep's
+ * copy path (sort_onesweep.cu, OsOrdered); keys one swap or one tie away
+ * must not. Shapes: both pass parities (full width, 2 or 3 digit passes by
+ * bit ranges), in place and not, values of each width, portions of a few
+ * tiles (the reversal's global offsets, the order test across a portion
+ * boundary), and input in order by its sort bits only (stability). */
+static void reorder(cupat_type t, void *h, size_t n, int desc, int lo, int hi)
+{
+    uint64_t *o = ref_order(t, h, n, desc, lo, hi);
+    void *c = test_xmalloc(n * tsz(t) + 1);
+    for (size_t i = 0; i < n; i++) kset(t, c, i, kbits(t, h, o[i]));
+    memcpy(h, c, n * tsz(t));
+    free(c);
+    free(o);
+}
+static void test_ordered(void)
+{
+    if (only_rung && strcmp(only_rung, is_cuda() ? "onesweep" : "openmp")) return;
+    const cupat_type types[] = {CUPAT_U32, CUPAT_I32, CUPAT_F32, CUPAT_U64, CUPAT_I64, CUPAT_F64};
+    const size_t sizes[] = {4097, 70001, ((size_t)1 << 20) + 3};
+    enum { IN_ORDER, REVERSED, EQUAL, ONE_SWAP, ONE_TIE, TWO_RUNS, NKIND };
+    static const char *kname[NKIND] = {"in order", "reversed", "all equal", "one swap", "reversed but one tie",
+                                       "two sorted runs"};
+    int failed = 0, k = 0;
+    for (int pt = 0; pt < (is_cuda() ? 3 : 1) && !failed; pt++) {
+        cupat__sort_portion_tiles = (size_t[]){0, 1, 3}[pt];
+        for (int ti = 0; ti < 6 && !failed; ti++)
+            for (int si = 0; si < 3 && !failed; si++) {
+                const cupat_type t = types[ti];
+                const size_t n = sizes[si];
+                if (n > 100000 && (!is_cuda() || t_small || pt)) continue;
+                if (n > 5000 && t_small) continue;
+                for (int kind = 0; kind < NKIND && !failed; kind++, k++) {
+                    void *hk = test_xmalloc(n * tsz(t));
+                    const int desc = k % 2, bits = (int)(8 * tsz(t));
+                    gen(t, hk, n, kind == EQUAL ? G_EQUAL : kind == ONE_SWAP || kind == IN_ORDER ? G_RANDOM : G_FEW);
+                    if (kind == IN_ORDER || kind == ONE_SWAP) reorder(t, hk, n, desc, 0, bits);
+                    if (kind == REVERSED || kind == ONE_TIE) {
+                        /* distinct keys (few-valued keys give ties): index bits, then reverse */
+                        for (size_t i = 0; i < n; i++)
+                            kset(t, hk, i, is_float(t) ? (tsz(t) == 4 ? (uint64_t)0x3f800000u + i * 8
+                                                                      : 0x3ff0000000000000ull + (uint64_t)i * 8)
+                                                       : (uint64_t)i * 3 + 1);
+                        reorder(t, hk, n, !desc, 0, bits);
+                        if (kind == ONE_TIE) kset(t, hk, n / 2 + 1, kbits(t, hk, n / 2));
+                    }
+                    if (kind == ONE_SWAP) {
+                        uint64_t a = kbits(t, hk, n / 3), b = kbits(t, hk, n / 3 + 1);
+                        if (ordkey(t, a) == ordkey(t, b)) kset(t, hk, n / 3 + 1, a ^ 1); /* make them differ */
+                        a = kbits(t, hk, n / 3), b = kbits(t, hk, n / 3 + 1);
+                        kset(t, hk, n / 3, b);
+                        kset(t, hk, n / 3 + 1, a);
+                    }
+                    if (kind == TWO_RUNS) { /* each half in order, the halves not */
+                        reorder(t, hk, n / 2, desc, 0, bits);
+                        reorder(t, (char *)hk + n / 2 * tsz(t), n - n / 2, desc, 0, bits);
+                    }
+                    const size_t vs = (size_t[]){0, 4, 8}[k % 3];
+                    const int inpl = (k / 2) % 2;
+                    failed |= !run_sort(fmt("ordered: %s %s n=%zu v%zu %s%s, portions of %zu tiles", kname[kind],
+                                            cupat_type_name(t), n, vs, desc ? "desc" : "asc", inpl ? " in place" : "",
+                                            cupat__sort_portion_tiles),
+                                        t, vs, desc, hk, n, 0, bits, inpl, only_rung ? only_rung : "default");
+                    free(hk);
+                }
+            }
+    }
+    cupat__sort_portion_tiles = 0;
+    /* in order by the sort bits only: the copy must keep the input order of
+     * keys equal in those bits (2 and 3 digit passes: both parities) */
+    const int ranges[][2] = {{0, 12}, {0, 24}, {8, 24}};
+    for (int q = 0; q < 3 && !failed; q++)
+        for (int inpl = 0; inpl < 2 && !failed; inpl++) {
+            const size_t n = t_small ? 4500 : 70001;
+            uint32_t *hk = test_xmalloc(n * 4);
+            gen(CUPAT_U32, hk, n, G_RANDOM);
+            reorder(CUPAT_U32, hk, n, q == 2, ranges[q][0], ranges[q][1]);
+            failed |= !run_sort(fmt("ordered by bits [%d,%d) only%s", ranges[q][0], ranges[q][1],
+                                    inpl ? ", in place" : ""),
+                                CUPAT_U32, 4, q == 2, hk, n, ranges[q][0], ranges[q][1], inpl,
+                                only_rung ? only_rung : "default");
+            free(hk);
+        }
+}
+
 /* 2^32 + 7 u32 keys through the default CUDA sort: sorted, and the same
  * multiset (count of each of 2^16 top-bit buckets and a wrapping sum). */
 static void test_huge(void)
@@ -694,6 +780,7 @@ int main(int argc, char **argv)
     static const test_part parts[] = {{"ladders", test_ladders}, {"errors", test_errors},
                                       {"merge", test_merge},     {"sort", test_sort},
                                       {"segmented", test_segmented}, {"portions", test_portions},
+                                      {"ordered", test_ordered},
                                       {"huge", test_huge}};
     test_run_parts(argc, argv, parts, sizeof parts / sizeof *parts, NULL);
     return test_finish(ctx);

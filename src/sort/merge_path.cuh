@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
 {
     constexpr int BLOCK = SH::BLOCK, ITEMS = SH::ITEMS, TILE = SH::TILE;
     __shared__ U sk[TILE];
-    __shared__ unsigned short sx[TILE];
+    __shared__ unsigned short sx[HasV<V>::value ? TILE : 1]; // source slots (values only)
     const size_t t = blockIdx.x, k0 = t * TILE;
     const Pair p = pair_at(k0, na, nb, width);
     const size_t kl0 = k0 - p.out0, plen = p.na + p.nb;
@@ -91,86 +91,94 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
     const size_t i1 = kl1 == plen ? p.na : part[t + 1], j1 = kl1 - i1;
     const int la = (int)(i1 - i0), lb = (int)(j1 - j0), cnt = la + lb;
     const U *pa = a + p.a0 + i0, *pb = b + p.b0 + j0;
-    {
-        // Element x of the tile is pa[x] or pbx[x] (pb shifted back by la):
-        // one pointer select and one indexed load each; all of a thread's
-        // loads in flight before the first store.
-        const U *pbx = pb - la;
-        U v[ITEMS];
-#pragma unroll
-        for (int q = 0; q < ITEMS; q++) {
-            const int x = threadIdx.x + q * BLOCK;
-            if (x < cnt) v[q] = (x < la ? pa : pbx)[x];
-        }
-        auto stage = [&](auto fwd) {
+    // A whole tile (every tile but the last) runs without a bounds test an
+    // element: the same code, instantiated twice.
+    auto run = [&](auto whole_c) {
+        constexpr bool WHOLE = decltype(whole_c)::value;
+        auto in = [&](int x) { return WHOLE || x < cnt; };
+        {
+            // Element x of the tile is pa[x] or pbx[x] (pb shifted back by
+            // la): one pointer select and one indexed load each; all of a
+            // thread's loads in flight before the first store.
+            const U *pbx = pb - la;
+            U v[ITEMS];
 #pragma unroll
             for (int q = 0; q < ITEMS; q++) {
                 const int x = threadIdx.x + q * BLOCK;
-                if (x < cnt) sk[x] = fwd(v[q]);
+                if (in(x)) v[q] = (x < la ? pa : pbx)[x];
+            }
+            auto stage = [&](auto fwd) {
+#pragma unroll
+                for (int q = 0; q < ITEMS; q++) {
+                    const int x = threadIdx.x + q * BLOCK;
+                    if (in(x)) sk[x] = fwd(v[q]);
+                }
+            };
+            if (xi.is_identity()) stage([](U u) { return u; }); // tested once, not per key
+            else stage([&](U u) { return xi.fwd(u); });
+        }
+        __syncthreads();
+        const int d = threadIdx.x * ITEMS;
+        U key[ITEMS];
+        [[maybe_unused]] int src[ITEMS]; // the source slot: values only (keys alone skip it)
+        if (WHOLE || d < cnt) {
+            const U *sa = sk, *sb = sk + la;
+            int i = corank(d, [&](int q) { return sa[q]; }, la, [&](int q) { return sb[q]; }, lb); // 32-bit search
+            int j = d - i;
+            // The heads of both runs stay in registers: one shared load a
+            // step, for the side that moved.
+            U ka = i < la ? sa[i] : (U)0, kb = j < lb ? sb[j] : (U)0;
+#pragma unroll
+            for (int q = 0; q < ITEMS; q++) {
+                const bool take_a = j >= lb || (i < la && !(kb < ka));
+                key[q] = take_a ? ka : kb;
+                if constexpr (HasV<V>::value) src[q] = take_a ? i : la + j;
+                if (take_a) {
+                    if (++i < la) ka = sa[i];
+                } else if (++j < lb) {
+                    kb = sb[j];
+                }
+            }
+        }
+        __syncthreads();
+        if (WHOLE || d < cnt) {
+#pragma unroll
+            for (int q = 0; q < ITEMS; q++)
+                if (WHOLE || d + q < cnt) {
+                    sk[d + q] = key[q];
+                    if constexpr (HasV<V>::value) sx[d + q] = (unsigned short)src[q];
+                }
+        }
+        __syncthreads();
+        U *o = out + k0;
+        auto store = [&](auto inv) {
+#pragma unroll
+            for (int q = 0; q < ITEMS; q++) {
+                const int x = threadIdx.x + q * BLOCK;
+                if (in(x)) o[x] = inv(sk[x]);
             }
         };
-        if (xi.is_identity()) stage([](U u) { return u; }); // tested once, not per key
-        else stage([&](U u) { return xi.fwd(u); });
-    }
-    __syncthreads();
-    const int d = threadIdx.x * ITEMS;
-    U key[ITEMS];
-    int src[ITEMS];
-    if (d < cnt) {
-        const U *sa = sk, *sb = sk + la;
-        int i = corank(d, [&](int q) { return sa[q]; }, la, [&](int q) { return sb[q]; }, lb); // 32-bit search
-        int j = d - i;
-        // The heads of both runs stay in registers: one shared load a step,
-        // for the side that moved.
-        U ka = i < la ? sa[i] : (U)0, kb = j < lb ? sb[j] : (U)0;
+        if (xo.is_identity()) store([](U t) { return t; });
+        else store([&](U t) { return xo.inv(t); });
+        if constexpr (HasV<V>::value) {
+            V v[ITEMS];
 #pragma unroll
-        for (int q = 0; q < ITEMS; q++) {
-            const bool take_a = j >= lb || (i < la && !(kb < ka));
-            key[q] = take_a ? ka : kb;
-            src[q] = take_a ? i : la + j;
-            if (take_a) {
-                if (++i < la) ka = sa[i];
-            } else if (++j < lb) {
-                kb = sb[j];
+            for (int q = 0; q < ITEMS; q++) {
+                const int x = threadIdx.x + q * BLOCK;
+                if (in(x)) {
+                    const int s = sx[x];
+                    v[q] = s < la ? av[p.a0 + i0 + s] : bv[p.b0 + j0 + (s - la)];
+                }
             }
-        }
-    }
-    __syncthreads();
-    if (d < cnt) {
 #pragma unroll
-        for (int q = 0; q < ITEMS; q++)
-            if (d + q < cnt) {
-                sk[d + q] = key[q];
-                sx[d + q] = (unsigned short)src[q];
+            for (int q = 0; q < ITEMS; q++) {
+                const int x = threadIdx.x + q * BLOCK;
+                if (in(x)) outv[k0 + x] = v[q];
             }
-    }
-    __syncthreads();
-    U *o = out + k0;
-    auto store = [&](auto inv) {
-#pragma unroll
-        for (int q = 0; q < ITEMS; q++) {
-            const int x = threadIdx.x + q * BLOCK;
-            if (x < cnt) o[x] = inv(sk[x]);
         }
     };
-    if (xo.is_identity()) store([](U t) { return t; });
-    else store([&](U t) { return xo.inv(t); });
-    if constexpr (HasV<V>::value) {
-        V v[ITEMS];
-#pragma unroll
-        for (int q = 0; q < ITEMS; q++) {
-            const int x = threadIdx.x + q * BLOCK;
-            if (x < cnt) {
-                const int s = sx[x];
-                v[q] = s < la ? av[p.a0 + i0 + s] : bv[p.b0 + j0 + (s - la)];
-            }
-        }
-#pragma unroll
-        for (int q = 0; q < ITEMS; q++) {
-            const int x = threadIdx.x + q * BLOCK;
-            if (x < cnt) outv[k0 + x] = v[q];
-        }
-    }
+    if (cnt == TILE) run(std::true_type{});
+    else run(std::false_type{});
 }
 
 // Queue one partitioned merge with tile shape SH: part holds tiles + 1

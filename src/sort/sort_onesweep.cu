@@ -4,7 +4,8 @@
 //
 //   1. k_upsweep: one read of the keys counts every 8-bit digit of every
 //      pass at once (shared-memory histograms, P x 256 bins a block, added to
-//      global counters).
+//      global counters), and notes whether the keys are already in order or
+//      in strictly reverse order: then the passes only copy (OsOrdered).
 //   2. k_bins: per pass, the exclusive scan of the 256 digit totals: where
 //      each digit's keys start in the output.
 //   3. one k_onesweep launch a digit pass, each block one tile of
@@ -53,9 +54,17 @@ template <typename U, typename V> struct OsCfg {
     static constexpr int MINB = V8 || P44 || (K8 && HasV<V>::value) ? 2 : 3;
 };
 
+// *order (one word after hist, zeroed with it): bit 0 is set once some key
+// is above its successor in the sort bits (the keys are not already in
+// order), bit 1 once some key is not strictly above its successor (they are
+// not in strictly reverse order). `more` keys past len may be read as the
+// last key's successor (the next portion's first key). Both tests ride on
+// the upsweep's one read: a warp's neighbour comes by shuffle, the next
+// warp's first key by one load a warp.
 template <typename U>
-__global__ void __launch_bounds__(UP_BLOCK) k_upsweep(const U *__restrict__ src, size_t len, Xf<U> xi, int lo, int hi,
-                                                      unsigned *__restrict__ hist)
+__global__ void __launch_bounds__(UP_BLOCK) k_upsweep(const U *__restrict__ src, size_t len, size_t more, Xf<U> xi,
+                                                      int lo, int hi, unsigned *__restrict__ hist,
+                                                      unsigned *__restrict__ order)
 {
     __shared__ unsigned h[8 * RADIX];
     const int P = (hi - lo + 7) / 8;
@@ -69,28 +78,43 @@ __global__ void __launch_bounds__(UP_BLOCK) k_upsweep(const U *__restrict__ src,
         const int width = hi - sh[p] < 8 ? hi - sh[p] : 8;
         mk[p] = p < P ? (1u << width) - 1u : 0u;
     }
+    // the sort bits [lo, hi) of an order key, for the order tests
+    const U bits = (hi - lo == 8 * (int)sizeof(U) ? ~(U)0 : (((U)1 << (hi - lo)) - 1)) << lo;
+    const unsigned lane = cupat_dev::lane_id();
+    bool up = false, flat = false; // a descent seen; a pair not strictly descending seen
     __syncthreads();
     // Chunks of UP_BLOCK x UP_ITEMS keys: a thread's UP_ITEMS loads are all
     // issued before its first count (bytes in flight), then counted.
     constexpr size_t CHUNK = (size_t)UP_BLOCK * UP_ITEMS;
     for (size_t c0 = (size_t)blockIdx.x * CHUNK; c0 < len; c0 += (size_t)gridDim.x * CHUNK) {
-        U t[UP_ITEMS];
+        U t[UP_ITEMS], nx[UP_ITEMS];
         const bool whole = len - c0 >= CHUNK;
 #pragma unroll
         for (int k = 0; k < UP_ITEMS; k++) {
             const size_t i = c0 + (size_t)k * UP_BLOCK + threadIdx.x;
-            if (whole || i < len) t[k] = src[i];
+            t[k] = whole || i < len ? src[i] : (U)0;
+            // lane 31's successor is the next warp's first key, the last
+            // key's the one past the portion
+            nx[k] = (lane == 31 || i + 1 == len) && i + 1 < len + more ? src[i + 1] : (U)0;
         }
 #pragma unroll
         for (int k = 0; k < UP_ITEMS; k++) {
-            if (!whole && c0 + (size_t)k * UP_BLOCK + threadIdx.x >= len) break;
+            const size_t i = c0 + (size_t)k * UP_BLOCK + threadIdx.x;
             const U x = xi.fwd(t[k]);
+            U y = cupat_dev::shfl_down(x, 1); // every lane shuffles: no early exit above
+            if (lane == 31 || i + 1 == len) y = xi.fwd(nx[k]);
+            if (!whole && i >= len) continue;
+            if (i + 1 < len + more) {
+                up |= (x & bits) > (y & bits);
+                flat |= (x & bits) <= (y & bits);
+            }
 #pragma unroll
             for (int p = 0; p < 8 * (int)sizeof(U) / 8 && p < 8; p++)
                 if (p < P) atomicAdd(&h[p * RADIX + ((unsigned)(x >> sh[p]) & mk[p])], 1u);
         }
     }
-    __syncthreads();
+    const int seen_up = __syncthreads_or(up), seen_flat = __syncthreads_or(flat);
+    if (threadIdx.x == 0 && (seen_up || seen_flat)) atomicOr(order, (seen_up ? 1u : 0u) | (seen_flat ? 2u : 0u));
     for (int i = threadIdx.x; i < P * RADIX; i += UP_BLOCK)
         if (h[i]) atomicAdd(&hist[i], h[i]);
 }
@@ -130,13 +154,28 @@ template <int BLOCK, int ITEMS, typename U, typename V> struct OsSmem {
     static constexpr size_t BYTES = VALS + (HasV<V>::value ? (size_t)TILE * sizeof(V) : 0);
 };
 
+// Keys the upsweep found already in order need no pass: the first pass
+// copies them to the output (stable: the identity), the others return at
+// once. Keys in strictly reverse order (no ties, so stability is not at
+// stake) are copied reversed. In place with an even pass count the first
+// pass's destination is the scratch buffer, not the input: the reversal goes
+// there (via_alt) and the second pass copies it back. role: the pass index,
+// 2 for every pass after the second.
+template <typename U, typename V> struct OsOrdered {
+    const unsigned *order; // the upsweep's two bits (k_upsweep)
+    U *kout;               // the sort's outputs
+    V *vout;
+    size_t q0, n; // this portion's first key; all keys
+    int role, via_alt;
+};
+
 // One digit pass over one portion: src / dst point at the portion's first
 // key (dst: the whole output, offsets from bins are global).
 template <int BLOCK, int ITEMS, int MINB, typename U, typename V>
 __global__ void __launch_bounds__(BLOCK, MINB)
     k_onesweep(const U *__restrict__ src, const V *__restrict__ vsrc, size_t len, U *__restrict__ dst,
                V *__restrict__ vdst, int shift, int width, Xf<U> xi, Xf<U> xo, const u64 *__restrict__ bins,
-               unsigned *__restrict__ counter, unsigned *__restrict__ status)
+               unsigned *__restrict__ counter, unsigned *__restrict__ status, OsOrdered<U, V> od)
 {
     static_assert(BLOCK >= RADIX, "one thread a digit for the look-back");
     typedef OsSmem<BLOCK, ITEMS, U, V> SM;
@@ -146,14 +185,36 @@ __global__ void __launch_bounds__(BLOCK, MINB)
     BR br((unsigned *)smem);
     u64 *goff = (u64 *)(smem + SM::GOFF);
     U *sk = (U *)(smem + SM::KEYS);
-    __shared__ unsigned s_tile;
-    if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+    __shared__ unsigned s_tile, s_order;
+    if (threadIdx.x == 0) {
+        s_tile = atomicAdd(counter, 1u);
+        s_order = *od.order; // issued beside the atomic: no added wait
+    }
     __syncthreads();
     const unsigned tile = s_tile;
     const size_t t0 = (size_t)tile * TILE;
     const unsigned valid = len - t0 < (size_t)TILE ? (unsigned)(len - t0) : (unsigned)TILE;
     const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
     const unsigned e0 = w * 32 * ITEMS + lane; // this thread's first element (warp-striped)
+    if (s_order != 3u) { // in order (bit 0 clear) or in strictly reverse order (bit 1 clear)
+        const bool rev = (s_order & 1u) != 0;
+        if (od.role > 1 || (od.role == 1 && !(rev && od.via_alt))) return;
+        const bool flip = rev && od.role == 0; // the pass that reverses
+        U *kd = flip && od.via_alt ? dst : od.kout;
+        V *vd = flip && od.via_alt ? vdst : od.vout;
+        const size_t g0 = od.q0 + t0 + e0;
+        if (!flip && (const void *)(src + t0) == (const void *)(kd + od.q0 + t0) &&
+            (!HasV<V>::value || (const void *)(vsrc + t0) == (const void *)(vd + od.q0 + t0)))
+            return; // in place and in order: nothing moves
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++)
+            if (e0 + j * 32 < valid) {
+                const size_t g = g0 + j * 32, at = flip ? od.n - 1 - g : g;
+                kd[at] = src[t0 + e0 + j * 32];
+                if constexpr (HasV<V>::value) vd[at] = vsrc[t0 + e0 + j * 32];
+            }
+        return;
+    }
 
     U key[ITEMS];
     unsigned pos[ITEMS];
@@ -281,7 +342,7 @@ template <typename U, typename V> cupat_status onesweep(cupat_ctx *ctx, const so
     Carver c{nullptr, 0};
     c.take<U>(n);
     if (HasV<V>::value) c.take<V>(n);
-    c.take<unsigned>((size_t)Q * P * RADIX);
+    c.take<unsigned>((size_t)Q * P * RADIX + 1);
     c.take<u64>((size_t)Q * P * RADIX);
     c.take<char>(st_bytes);
     void *base;
@@ -290,24 +351,28 @@ template <typename U, typename V> cupat_status onesweep(cupat_ctx *ctx, const so
     PingPong<U, V> pp{(const U *)r->kin, (const V *)r->vin, (U *)r->kout, nullptr, (V *)r->vout, nullptr, P};
     pp.kalt = c.take<U>(n);
     if (HasV<V>::value) pp.valt = c.take<V>(n);
-    unsigned *hist = c.take<unsigned>((size_t)Q * P * RADIX);
+    unsigned *hist = c.take<unsigned>((size_t)Q * P * RADIX + 1);
     u64 *bins = c.take<u64>((size_t)Q * P * RADIX);
     char *st = c.take<char>(st_bytes);
     unsigned *counter = (unsigned *)st, *status = (unsigned *)(st + 256);
 
-    CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(hist, 0, (size_t)Q * P * RADIX * sizeof(unsigned), ctx->stream));
+    unsigned *order = hist + (size_t)Q * P * RADIX; // k_upsweep's two bits
+    CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(hist, 0, ((size_t)Q * P * RADIX + 1) * sizeof(unsigned), ctx->stream));
     const unsigned up_cap = (unsigned)(ctx->sm_count > 0 ? ctx->sm_count * 8 : 1024);
     for (int q = 0; q < Q; q++) {
         const size_t q0 = (size_t)q * portion, len = n - q0 < portion ? n - q0 : portion;
         unsigned g = grid_of(len, (size_t)UP_BLOCK * UP_ITEMS);
         if (g > up_cap) g = up_cap;
-        k_upsweep<U><<<g, UP_BLOCK, 0, ctx->stream>>>((const U *)r->kin + q0, len, user, r->lo, r->hi,
-                                                       hist + (size_t)q * P * RADIX);
+        k_upsweep<U><<<g, UP_BLOCK, 0, ctx->stream>>>((const U *)r->kin + q0, len, n - q0 - len, user, r->lo, r->hi,
+                                                       hist + (size_t)q * P * RADIX, order);
         CUPAT_TRY(cupat__launched(ctx, "k_upsweep"));
     }
     k_bins<<<1, RADIX, 0, ctx->stream>>>(hist, bins, Q, P);
     CUPAT_TRY(cupat__launched(ctx, "k_bins"));
+    const bool aliased = (const void *)pp.kin == (const void *)pp.kout ||
+                         (HasV<V>::value && (const void *)pp.vin == (const void *)pp.vout);
     CUPAT_TRY(pp.prepare(ctx, n));
+    OsOrdered<U, V> od{order, (U *)r->kout, (V *)r->vout, 0, n, 0, P % 2 == 0 && aliased};
 
     auto k = k_onesweep<BLOCK, ITEMS, CF::MINB, U, V>;
     CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SM::BYTES));
@@ -319,9 +384,12 @@ template <typename U, typename V> cupat_status onesweep(cupat_ctx *ctx, const so
             const size_t tiles = (len + TILE - 1) / TILE;
             CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(st, 0, 256 + tiles * RADIX * sizeof(unsigned), ctx->stream));
             const V *vs = HasV<V>::value ? pp.vsrc(p) + q0 : nullptr;
+            od.q0 = q0;
+            od.role = p < 2 ? p : 2;
             k<<<(unsigned)tiles, BLOCK, SM::BYTES, ctx->stream>>>(pp.ksrc(p) + q0, vs, len, pp.kdst(p), pp.vdst(p),
                                                                   shift, width, xi, xo,
-                                                                  bins + ((size_t)q * P + p) * RADIX, counter, status);
+                                                                  bins + ((size_t)q * P + p) * RADIX, counter, status,
+                                                                  od);
             CUPAT_TRY(cupat__launched(ctx, "k_onesweep"));
             if (q + 1 < Q) {
                 k_portion_bases<<<1, RADIX, 0, ctx->stream>>>(bins + ((size_t)q * P + p) * RADIX,
