@@ -297,7 +297,8 @@ static void test_merge(void)
     int idx[32];
     size_t nr = rungs_of("merge", &list, idx);
     size_t sz[][2] = {{0, 0}, {0, 5}, {7, 0}, {1, 1}, {33, 1000}, {1000, 33}, {4097, 4099},
-                      {50001, 70001}, {(1u << 20) + 1, (1u << 19) + 7}};
+                      {50001, 70001}, {9600, 9600} /* whole tiles of 4-byte keys */, {3840, 3840},
+                      {(1u << 20) + 1, (1u << 19) + 7}};
     for (size_t ri = 0; ri < nr; ri++) {
         const char *rung = list[idx[ri]].name;
         CHECK_OK(ctx, cupat_set_variant(ctx, "merge", rung));

@@ -188,10 +188,10 @@ template <typename U, typename V> cupat_status merge_typed(cupat_ctx *ctx, const
         return cupat__launched(ctx, "k_merge_tiled");
     }
     case MR_PARTITIONED: {
-        const size_t tiles = mp_tiles<MpMerge<U>>(r->na, r->nb, 0);
+        const size_t tiles = mp_tiles<MpMerge<U, V>>(r->na, r->nb, 0);
         void *p;
         CUPAT_TRY(cupat__scratch(ctx, (tiles + 1) * sizeof(size_t), &p));
-        return merge_path<MpMerge<U>, U, V>(ctx, a, av, b, bv, r->na, r->nb, 0, xf, xf, (size_t *)p, out, outv);
+        return merge_path<MpMerge<U, V>, U, V>(ctx, a, av, b, bv, r->na, r->nb, 0, xf, xf, (size_t *)p, out, outv);
     }
     default:
         return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: merge rung %d on CUDA", r->fn, r->rung);

@@ -30,10 +30,14 @@ template <int BLOCK_, int ITEMS_> struct MpShape {
     static constexpr int BLOCK = BLOCK_, ITEMS = ITEMS_, TILE = BLOCK_ * ITEMS_;
 };
 typedef MpShape<256, 8> MpSort; // 2048: divides 2w for w >= 1024
-// cupat_merge: 7680 outputs a tile for 4-byte keys, 3840 for 8-byte keys
-// (keys and 2-byte source indices within 48 KiB of static shared memory).
-// 256 x 15 for 4-byte keys too measured slower (0.834 against 0.788 ms).
-template <typename U> using MpMerge = MpShape<sizeof(U) == 4 ? 512 : 256, 15>;
+// cupat_merge: 384 x 25 = 9600 outputs a tile for 4-byte keys alone, 512 x
+// 15 for 4-byte keys with values, 256 x 15 for 8-byte keys (keys and, with
+// values, 2-byte source indices within 48 KiB of static shared memory). Measured on the H100 (2 x 2^27 u32 keys, ms; CUB 0.771): 384 x 25
+// 0.767, 384 x 23 0.777, 320 x 29 0.779, 512 x 15 0.785, 384 x 21 0.784,
+// 448 x 25 0.811, 384 x 27 / 29 / 31 0.836 / 0.824 / 0.815, 512 x 23 0.796,
+// 256 x 23 0.864, 384 x 19 0.918, 256 x 15 0.834.
+template <typename U, typename V>
+using MpMerge = MpShape<sizeof(U) == 4 ? (HasV<V>::value ? 512 : 384) : 256, sizeof(U) == 4 && !HasV<V>::value ? 25 : 15>;
 constexpr int MP_TILE = MpSort::TILE;
 
 struct Pair {
