@@ -419,10 +419,11 @@ static void gemm_cases(cupat_ctx *ctx)
     typedef struct { size_t m, n, k; } shp;
     /* the issue's three; 70 x 260 x 300: two row tiles, two column tiles
      * and two k panels of the CPU rung (64 x 256 x 256) */
-    static const shp shapes[] = {{1, 1, 1}, {17, 33, 65}, {64, 1, 128}, {70, 260, 300}, {257, 129, 33}};
+    static const shp shapes[] = {{1, 1, 1}, {17, 33, 65}, {64, 1, 128}, {301, 40, 70}, {70, 260, 300}, {257, 129, 33}};
     /* 257 x 129 x 33: three row tiles, two column tiles and two k-slices of
-     * wmma_tiled (128 x 128 x 32) */
-    const size_t nshapes = t_small ? 3 : sizeof shapes / sizeof shapes[0];
+     * wmma_tiled (128 x 128 x 32); 301 x 40 x 70: skinny, so wgmma computes
+     * C^T and stores it transposed (an odd count of C's rows) */
+    const size_t nshapes = t_small ? 4 : sizeof shapes / sizeof shapes[0];
     for (size_t pi = 0; pi < NPAIRS; pi++) {
         const int is_int = pairs[pi].in == CUPAT_GEMM_I8;
         for (size_t s = 0; s < nshapes; s++)

@@ -148,6 +148,9 @@ typedef struct cupat_gemm_tc_args {
     size_t ldb;
     void *C;
     size_t ldc;
+    int ct; /* wgmma only: the kernel computes C^T (m x n here is C's n x m) and
+               stores element (i, j) at C[j ldc + i] (skinny shapes, see
+               cupat__gemm_tc_wgmma) */
 } cupat_gemm_tc_args;
 
 /* Rungs of the "gemm_tc" ladder, in registry order (gemm_tc.c owns the table).

@@ -33,6 +33,7 @@
 #include "gemm/gemm_tc_epilogue.h"
 #include "internal.h"
 
+#include <cmath>
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <stdint.h>
@@ -253,10 +254,31 @@ __global__ void __launch_bounds__(THREADS, 1)
             const int r = i0 + cw * 64 + w * 16 + lane / 4, c = j0 + 2 * (lane % 4);
             if (PERSIST) {
                 if (t == 0) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES)); // the last stage, too
-                // n even: a pair in range has its second column in range;
                 // beta = 0 (the launcher's rule): alpha s, rounded once, the
                 // same bits as cupat__tc_epilogue_f32x2, one loop of bare
-                // stores per output width (few instructions: see below)
+                // stores per output width (few instructions: see below).
+                if constexpr (KIND == K_F16 || KIND == K_BF16) {
+                    if (a.ct) { // C^T: this (row, column) of the tile is C's (column, row);
+                        // a warp's store is 4 runs of 8 consecutive elements of C
+
+#define CUPAT_WG_T(STORE)                                                                                             \
+    _Pragma("unroll") for (int j = 0; j < 32; j++) _Pragma("unroll") for (int h = 0; h < 2; h++) if (r + 8 * h < a.m) \
+        _Pragma("unroll") for (int e = 0; e < 2; e++) if (c + 8 * j + e < a.n)                                        \
+            STORE((size_t)(c + 8 * j + e) * a.ldc + r + 8 * h, d[4 * j + 2 * h + e]);
+#define CUPAT_WG_T_F32(at, x) ((float *)a.C)[at] = a.alpha * (x)
+#define CUPAT_WG_T_HALF(at, x) ((uint16_t *)a.C)[at] = cupat__tc_half(a.out, a.alpha * (x))
+                        if (a.out == CUPAT_GEMM_F32) {
+                            CUPAT_WG_T(CUPAT_WG_T_F32)
+                        } else {
+                            CUPAT_WG_T(CUPAT_WG_T_HALF)
+                        }
+#undef CUPAT_WG_T_F32
+#undef CUPAT_WG_T_HALF
+#undef CUPAT_WG_T
+                        continue;
+                    }
+                }
+                // n even: a pair in range has its second column in range
 #define CUPAT_WG_PAIRS(STORE)                                                                                        \
     _Pragma("unroll") for (int j = 0; j < 32; j++) _Pragma("unroll") for (int h = 0; h < 2; h++) if (                \
         r + 8 * h < a.m && c + 8 * j < a.n) STORE((size_t)(r + 8 * h) * a.ldc + c + 8 * j, d[4 * j + 2 * h],            \
@@ -565,6 +587,8 @@ template <int KIND, bool PERSIST> cupat_status launch_kmajor(cupat_ctx *ctx, con
     return launch<KIND, 0, 1, PERSIST>(ctx, &k);
 }
 
+static cupat_status dispatch16(cupat_ctx *ctx, const cupat_gemm_tc_args *a, int persist);
+
 extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
     if (!a->reads_ab || !cupat__gemm_tc_wgmma_takes(a) || (a->m + MB - 1) / MB > 65534 || !wgmma_runs_here(ctx))
@@ -598,6 +622,35 @@ extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc
         }
         a = &c;
     }
+    // Skinny shapes: a 128 x 256 tile over m x n wastes the tensor cores'
+    // work where n is small (65536 x 64: three quarters of every m64n256
+    // instruction). Computing C^T = op(B)^T op(A)^T (n x m) wastes less where
+    // n fills the tile's 128 rows better than its 256 columns; the kernel
+    // then stores transposed (persistent form, beta = 0).
+    auto fill = [](double m, double n) {
+        return m * n / (std::ceil(m / MB) * MB * std::ceil(n / NB) * NB);
+    };
+    if (beta0 && !a->ct && (double)((a->n + MB - 1) / MB) * ((a->m + NB - 1) / NB) < 1073741824.0 &&
+        fill(a->n, a->m) > 1.25 * fill(a->m, a->n)) {
+        cupat_gemm_tc_args t = *a;
+        t.m = a->n;
+        t.n = a->m;
+        t.A = a->B;
+        t.lda = a->ldb;
+        t.ta = !a->tb;
+        t.B = a->A;
+        t.ldb = a->lda;
+        t.tb = !a->ta;
+        t.ct = 1;
+        return dispatch16(ctx, &t, 1);
+    }
+    return dispatch16(ctx, a, persist);
+}
+
+// f16 / bf16 operands the copy engine reads in place: one instantiation an
+// op pair, kind and form
+static cupat_status dispatch16(cupat_ctx *ctx, const cupat_gemm_tc_args *a, int persist)
+{
     const int bf = a->in == CUPAT_GEMM_BF16, sel = a->ta * 2 + a->tb;
     switch (sel + 4 * bf + 8 * persist) {
     case 0: return launch<K_F16, 0, 0, false>(ctx, a);
