@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <spawn.h>
@@ -21,9 +22,26 @@
 
 extern char **environ;
 
-/* The metrics of BENCH_NCU_METRICS, in its order, and what unit each is in. */
-enum { M_READ, M_WRITE, M_TIME, M_OCC, M_ISSUE, M_MEM, M_SM, M_COUNT };
-enum { U_BYTES, U_TIME, U_PCT };
+/* The metrics of BENCH_NCU_METRICS, in its order, and what unit each is in.
+ * Those before M_REGS are summed or time-weighted over the call's kernels;
+ * from M_REGS on they describe one launch and only the main kernel's are
+ * kept. */
+enum {
+    M_READ,
+    M_WRITE,
+    M_TIME,
+    M_OCC,
+    M_ISSUE,
+    M_MEM,
+    M_SM,
+    M_REGS,
+    M_SMEM_STATIC,
+    M_SMEM_DYNAMIC,
+    M_BLOCK,
+    M_THEO,
+    M_COUNT
+};
+enum { U_BYTES, U_TIME, U_PCT, U_REGS, U_BLOCK_BYTES, U_THREADS };
 static const struct {
     const char *name;
     int unit;
@@ -35,6 +53,11 @@ static const struct {
     [M_ISSUE] = {"sm__inst_issued.avg.pct_of_peak_sustained_active", U_PCT},
     [M_MEM] = {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", U_PCT},
     [M_SM] = {"sm__throughput.avg.pct_of_peak_sustained_elapsed", U_PCT},
+    [M_REGS] = {"launch__registers_per_thread", U_REGS},
+    [M_SMEM_STATIC] = {"launch__shared_mem_per_block_static", U_BLOCK_BYTES},
+    [M_SMEM_DYNAMIC] = {"launch__shared_mem_per_block_dynamic", U_BLOCK_BYTES},
+    [M_BLOCK] = {"launch__block_size", U_THREADS},
+    [M_THEO] = {"sm__maximum_warps_per_active_cycle_pct", U_PCT},
 };
 
 #define MAX_FIELDS 512
@@ -122,8 +145,10 @@ static int parse_number(const char *s, double *v)
     return 0;
 }
 
-/* What one unit of `u` is in bytes, nanoseconds or percent; < 0 unknown. An
- * empty unit is the base unit (no units row, or --print-units base). */
+/* What one unit of `u` is in bytes, nanoseconds, percent, registers or
+ * threads; < 0 unknown. An empty unit is the base unit (no units row, or
+ * --print-units base). Shared memory a block comes as "byte/block" (or
+ * "Kbyte/block" auto-scaled): the bytes before the "/block". */
 typedef struct unit {
     const char *name;
     double scale;
@@ -136,16 +161,45 @@ static const unit time_units[] = {{"", 1},         {"nsecond", 1}, {"ns", 1},
                                   {"usecond", 1e3}, {"us", 1e3},    {"msecond", 1e6},
                                   {"ms", 1e6},      {"second", 1e9}, {"s", 1e9}};
 static const unit pct_units[] = {{"", 1}, {"%", 1}};
+static const unit reg_units[] = {{"", 1}, {"register", 1}, {"register/thread", 1}};
+static const unit thread_units[] = {{"", 1}, {"thread", 1}, {"thread/block", 1}};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static double unit_scale(int kind, const char *u)
 {
-    const unit *t = kind == U_BYTES ? byte_units : kind == U_TIME ? time_units : pct_units;
-    size_t n = kind == U_BYTES  ? sizeof byte_units / sizeof byte_units[0]
-               : kind == U_TIME ? sizeof time_units / sizeof time_units[0]
-                                : sizeof pct_units / sizeof pct_units[0];
+    char per_block[32];
+    const unit *t = pct_units;
+    size_t n = N_OF(pct_units);
+    switch (kind) {
+    case U_BLOCK_BYTES: {
+        size_t len = strlen(u), sfx = strlen("/block");
+        if (len >= sfx && strcmp(u + len - sfx, "/block") == 0) {
+            if (len - sfx >= sizeof per_block) return -1;
+            memcpy(per_block, u, len - sfx);
+            per_block[len - sfx] = '\0';
+            u = per_block;
+        }
+        t = byte_units;
+        n = N_OF(byte_units);
+        break;
+    }
+    case U_BYTES: t = byte_units, n = N_OF(byte_units); break;
+    case U_TIME: t = time_units, n = N_OF(time_units); break;
+    case U_REGS: t = reg_units, n = N_OF(reg_units); break;
+    case U_THREADS: t = thread_units, n = N_OF(thread_units); break;
+    default: break;
+    }
     for (size_t i = 0; i < n; i++)
         if (strcmp(t[i].name, u) == 0) return t[i].scale;
     return -1;
+}
+
+/* A launch figure (registers, threads: whole numbers), capped where no int
+ * holds it; the parser has already refused negative ones. */
+static int count_of(double v)
+{
+    return v >= (double)INT_MAX ? INT_MAX : (int)lround(v);
 }
 
 int bench_ncu_parse(const char *text, bench_ncu *out)
@@ -161,6 +215,7 @@ int bench_ncu_parse(const char *text, bench_ncu *out)
     }
     int col[M_COUNT], name_col = -1, nhead = 0, header = 0, units_next = 0, rc = 0;
     double scale[M_COUNT], sum[M_COUNT] = {0}, weighted[M_COUNT] = {0};
+    double main_v[M_COUNT] = {0}, main_t = -1;
     char prof_err[160] = "";
     size_t lineno = 0;
     for (char *line = buf, *next; line && !rc; line = next) {
@@ -228,9 +283,15 @@ int bench_ncu_parse(const char *text, bench_ncu *out)
         }
         if (rc) break;
         out->kernels++;
-        for (int m = 0; m < M_COUNT; m++) {
+        for (int m = 0; m < M_REGS; m++) {
             sum[m] += v[m];
             weighted[m] += v[m] * v[M_TIME];
+        }
+        if (v[M_TIME] > main_t) { /* the longest so far: the main kernel */
+            main_t = v[M_TIME];
+            memcpy(main_v, v, sizeof main_v);
+            snprintf(out->main_kernel, sizeof out->main_kernel, "%s",
+                     name_col >= 0 ? f[name_col] : "");
         }
     }
     free(buf);
@@ -242,8 +303,8 @@ int bench_ncu_parse(const char *text, bench_ncu *out)
     if (out->kernels == 0)
         return fail(out, "ncu profiled no kernels in the call%s%s", prof_err[0] ? ": " : "",
                     prof_err);
-    double t = sum[M_TIME], pct[M_COUNT];
-    for (int m = 0; m < M_COUNT; m++)
+    double t = sum[M_TIME], pct[M_REGS];
+    for (int m = 0; m < M_REGS; m++)
         pct[m] = t > 0 ? weighted[m] / t : sum[m] / out->kernels;
     out->dram_read_bytes = sum[M_READ];
     out->dram_write_bytes = sum[M_WRITE];
@@ -253,6 +314,11 @@ int bench_ncu_parse(const char *text, bench_ncu *out)
     out->memory_pct = pct[M_MEM];
     out->sm_pct = pct[M_SM];
     out->limiter = bench_ncu_limiter(out->memory_pct, out->sm_pct);
+    out->main_ns = main_v[M_TIME];
+    out->regs_per_thread = count_of(main_v[M_REGS]);
+    out->smem_per_block = main_v[M_SMEM_STATIC] + main_v[M_SMEM_DYNAMIC];
+    out->threads_per_block = count_of(main_v[M_BLOCK]);
+    out->theo_occupancy_pct = main_v[M_THEO];
     out->state = BENCH_NCU_OK;
     return 0;
 }

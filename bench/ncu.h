@@ -19,7 +19,10 @@ extern "C" {
     "sm__warps_active.avg.pct_of_peak_sustained_active,"                                 \
     "sm__inst_issued.avg.pct_of_peak_sustained_active,"                                  \
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"                  \
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed,"                                  \
+    "launch__registers_per_thread,launch__shared_mem_per_block_static,"                  \
+    "launch__shared_mem_per_block_dynamic,launch__block_size,"                           \
+    "sm__maximum_warps_per_active_cycle_pct"
 
 /* The limiter: memory (or compute) when its % of peak is the larger of the
  * two and at least this; below it on both, neither unit is busy: latency. */
@@ -35,7 +38,10 @@ typedef enum bench_ncu_state {
 } bench_ncu_state;
 
 /* One call's profile: sums over its kernels, percentages weighted by each
- * kernel's time (plain means where ncu gave no time). */
+ * kernel's time (plain means where ncu gave no time); and the launch of its
+ * main kernel, the one with the longest gpu__time_duration (the first of
+ * equals): a call may launch small helper kernels beside the one that does
+ * the work, and their registers or block size would say nothing of it. */
 typedef struct bench_ncu {
     bench_ncu_state state;
     int kernels;
@@ -46,6 +52,13 @@ typedef struct bench_ncu {
     double memory_pct;    /* gpu__compute_memory_throughput */
     double sm_pct;        /* sm__throughput */
     const char *limiter;  /* "memory", "compute" or "latency" (static storage) */
+    /* the main kernel */
+    char main_kernel[128];     /* its name as ncu gives it (cut to fit; "" without the column) */
+    double main_ns;            /* its gpu__time_duration.sum */
+    int regs_per_thread;       /* launch__registers_per_thread */
+    double smem_per_block;     /* bytes: launch__shared_mem_per_block_static + _dynamic */
+    int threads_per_block;     /* launch__block_size */
+    double theo_occupancy_pct; /* theoretical occupancy: sm__maximum_warps_per_active_cycle_pct */
     char error[256];
 } bench_ncu;
 
@@ -54,7 +67,9 @@ const char *bench_ncu_limiter(double memory_pct, double sm_pct);
 
 /* Read ncu's `--csv --page raw` output: ==PROF== lines and the program's own
  * lines anywhere, a header row ("ID", ..., the metric names), a units row,
- * one row per kernel; numbers may have thousands separators. 0 with out
+ * one row per kernel; numbers may have thousands separators; units as
+ * `--print-units base` gives them ("byte", "nsecond", "%", "register/thread",
+ * "byte/block"; auto-scaled ones such as "Kbyte/block" are read too). 0 with out
  * filled (state BENCH_NCU_OK); -1 with state BENCH_NCU_ERROR and a one-line
  * reason in out->error: no header, a metric column missing, a row of the
  * wrong width, a value that is not a number, an unknown unit, no kernels. */

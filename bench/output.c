@@ -76,7 +76,8 @@ static int has_ncu(const bench_table *t)
 
 static void ncu_heading(FILE *f)
 {
-    fprintf(f, " %9s %7s %5s %7s %-8s", "DRAM MB", "x model", "occ %", "issue %", "limiter");
+    fprintf(f, " %9s %7s %4s %8s %4s %6s %5s %7s %-8s", "DRAM MB", "x model", "regs",
+            "smem KiB", "thr", "theo %", "occ %", "issue %", "limiter");
 }
 
 static void ncu_cells(FILE *f, const bench_table *t, const bench_row *r)
@@ -87,6 +88,10 @@ static void ncu_cells(FILE *f, const bench_table *t, const bench_row *r)
     cell(f, 9, "%.1f", bytes / 1e6, ok);
     cell(f, 6, "%.2f", t->bytes > 0 ? bytes / t->bytes : 0, ok && t->bytes > 0);
     fprintf(f, "%s", ok && t->bytes > 0 ? "x" : " ");
+    cell(f, 4, "%.0f", n->regs_per_thread, ok);
+    cell(f, 8, "%.1f", n->smem_per_block / 1024, ok);
+    cell(f, 4, "%.0f", n->threads_per_block, ok);
+    cell(f, 6, "%.0f", n->theo_occupancy_pct, ok);
     cell(f, 5, "%.0f", n->occupancy_pct, ok);
     cell(f, 7, "%.0f", n->issue_pct, ok);
     fprintf(f, " %-8s", ok ? n->limiter : n->state == BENCH_NCU_ERROR ? "error" : "-");
@@ -171,9 +176,11 @@ void bench_print_table(const bench_run *run, const bench_table *t, FILE *f)
     if (t->note) fprintf(f, "  %s\n", t->note);
     if (ncu)
         fprintf(f, "  ncu (one call, its kernels): DRAM MB read + written; x model: that over "
-                   "the minimum bytes above; occ %%: achieved occupancy, issue %%: issue slots "
-                   "busy (time-weighted); limiter: memory or compute where its %% of peak is "
-                   "the larger and >= %.0f, else latency\n",
+                   "the minimum bytes above; regs (a thread), smem KiB (static + dynamic, a "
+                   "block), thr (a block), theo %%: the launch and theoretical occupancy of "
+                   "the call's main kernel (its longest); occ %%: achieved occupancy, issue "
+                   "%%: issue slots busy (time-weighted); limiter: memory or compute where "
+                   "its %% of peak is the larger and >= %.0f, else latency\n",
                 BENCH_NCU_BUSY_PCT);
 }
 
@@ -234,6 +241,12 @@ static cJSON *row_json(const bench_table *t, const bench_row *r)
         cJSON_AddNumberToObject(c, "memory_pct", n->memory_pct);
         cJSON_AddNumberToObject(c, "sm_pct", n->sm_pct);
         cJSON_AddStringToObject(c, "limiter", n->limiter);
+        /* the main kernel's launch (the longest of the call's kernels) */
+        if (n->main_kernel[0]) cJSON_AddStringToObject(c, "main_kernel", n->main_kernel);
+        cJSON_AddNumberToObject(c, "registers_per_thread", n->regs_per_thread);
+        cJSON_AddNumberToObject(c, "shared_mem_per_block_bytes", n->smem_per_block);
+        cJSON_AddNumberToObject(c, "threads_per_block", n->threads_per_block);
+        cJSON_AddNumberToObject(c, "theoretical_occupancy_pct", n->theo_occupancy_pct);
         if (t->bytes > 0) { /* the case's minimum-bytes model */
             cJSON_AddNumberToObject(c, "model_bytes", t->bytes);
             cJSON_AddNumberToObject(c, "measured_over_model", bytes / t->bytes);

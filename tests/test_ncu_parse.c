@@ -4,11 +4,15 @@
  *    the metric names, a units row, one row per kernel, thousands
  *    separators, kernel names with commas): bytes and time summed over the
  *    kernels, percentages weighted by each kernel's time, the kernels
- *    counted, the limiter; other units (Mbyte, usecond) scaled; no units
- *    row; columns in another order and extra columns;
+ *    counted, the limiter; the main kernel (the longest, the first of
+ *    equals, not the first row) and its launch: registers, shared memory
+ *    static + dynamic, block size, theoretical occupancy; other units
+ *    (Mbyte, usecond, Kbyte/block, register) scaled; no units row; columns
+ *    in another order and extra columns;
  *  - malformed CSV (a row of the wrong width, a quote left open, a metric
- *    column missing, "n/a", an unknown unit, no CSV at all) and an empty
- *    profile (header, no kernels): each an error with a one-line reason;
+ *    column missing, the new launch columns among them, "n/a", an unknown
+ *    unit, no CSV at all) and an empty profile (header, no kernels): each an
+ *    error with a one-line reason;
  *  - the limiter's thresholds;
  *  - bench_ncu_profile with a stand-in ncu (a shell script written here):
  *    the options it is given, the program it runs, the CSV from --log-file
@@ -30,7 +34,20 @@
     "\"sm__warps_active.avg.pct_of_peak_sustained_active\","                             \
     "\"sm__inst_issued.avg.pct_of_peak_sustained_active\","                              \
     "\"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed\","              \
-    "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\""
+    "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","                             \
+    "\"launch__registers_per_thread\",\"launch__shared_mem_per_block_static\","         \
+    "\"launch__shared_mem_per_block_dynamic\",\"launch__block_size\","                 \
+    "\"sm__maximum_warps_per_active_cycle_pct\""
+/* The units row `--print-units base` gives (the fixed columns have none). */
+#define UNITS_BASE                                                                       \
+    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"byte\",\"byte\",\"nsecond\",\"%\","  \
+    "\"%\",\"%\",\"%\",\"register/thread\",\"byte/block\",\"byte/block\",\"\",\"%\"\n"
+/* The launch columns of a kernel row: registers a thread, static and dynamic
+ * shared memory a block, threads a block, theoretical occupancy. */
+#define LAUNCH(regs, st, dyn, block, theo)                                               \
+    ",\"" regs "\",\"" st "\",\"" dyn "\",\"" block "\",\"" theo "\""
+/* A kernel row's launch columns where the test is about something else. */
+#define LAUNCH_ANY LAUNCH("32", "0", "0", "256", "100")
 #define FIXED(id, name)                                                                  \
     "\"" id "\",\"4242\",\"cupat\",\"127.0.0.1\",\"" name "\",\"1\",\"13\","             \
     "\"(256, 1, 1)\",\"(1056, 1, 1)\",\"0\",\"9.0\","
@@ -41,13 +58,13 @@ static const char two_kernels[] =
     "==PROF== Profiling \"k_upsweep\" - 0: 0%....50%....100% - 9 passes\n"
     "==PROF== Profiling \"k_downsweep\" - 1: 0%....50%....100% - 9 passes\n"
     "==PROF== Disconnected from process 4242\n"
-    HEAD METRIC_NAMES "\n"
-    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"byte\",\"byte\",\"nsecond\",\"%\","
-    "\"%\",\"%\",\"%\"\n"
+    HEAD METRIC_NAMES "\n" UNITS_BASE
     FIXED("0", "void k_upsweep<256, 4>(const float *, float *, int)")
-    "\"1,073,741,824\",\"4,096\",\"3,000,000\",\"80.5\",\"40\",\"90\",\"30\"\n"
+    "\"1,073,741,824\",\"4,096\",\"3,000,000\",\"80.5\",\"40\",\"90\",\"30\""
+    LAUNCH("40", "4,096", "32,768", "256", "87.5") "\n"
     FIXED("1", "void k_downsweep<256, 4>(const float *, float *, int)")
-    "\"536,870,912\",\"1,073,741,824\",\"1,000,000\",\"40.5\",\"20\",\"50\",\"70\"\n";
+    "\"536,870,912\",\"1,073,741,824\",\"1,000,000\",\"40.5\",\"20\",\"50\",\"70\""
+    LAUNCH("96", "0", "0", "512", "37.5") "\n";
 
 static void test_sums(void)
 {
@@ -63,6 +80,38 @@ static void test_sums(void)
     CHECK(fabs(r.memory_pct - 80.0) < 1e-9, "memory %g", r.memory_pct);
     CHECK(fabs(r.sm_pct - 40.0) < 1e-9, "sm %g", r.sm_pct);
     CHECK(r.limiter && !strcmp(r.limiter, "memory"), "limiter %s", r.limiter ? r.limiter : "NULL");
+    /* the main kernel: the 3 ms one, not the 1 ms one's 96 registers */
+    CHECK(!strcmp(r.main_kernel, "void k_upsweep<256, 4>(const float *, float *, int)"),
+          "main kernel '%s'", r.main_kernel);
+    CHECK(r.main_ns == 3e6, "main kernel time %.17g ns", r.main_ns);
+    CHECK(r.regs_per_thread == 40, "registers %d", r.regs_per_thread);
+    CHECK(r.smem_per_block == 4096.0 + 32768.0, "shared memory %.17g", r.smem_per_block);
+    CHECK(r.threads_per_block == 256, "threads %d", r.threads_per_block);
+    CHECK(r.theo_occupancy_pct == 87.5, "theoretical occupancy %g", r.theo_occupancy_pct);
+}
+
+/* The main kernel is the longest wherever it sits: a short helper first, the
+ * main one, then one as long (the first of equals stays), a short tail. */
+static void test_main_kernel(void)
+{
+    bench_ncu r;
+    const char helpers[] =
+        HEAD METRIC_NAMES "\n" UNITS_BASE
+        FIXED("0", "k_zero_fill") "\"0\",\"4,096\",\"2,500\",\"10\",\"1\",\"5\",\"1\""
+        LAUNCH("16", "0", "0", "1,024", "100") "\n"
+        FIXED("1", "k_gemm_wgmma<128, 256>") "\"1\",\"2\",\"2,000,000\",\"20\",\"40\",\"30\",\"80\""
+        LAUNCH("168", "1,024", "231,424", "384", "18.75") "\n"
+        FIXED("2", "k_gemm_wgmma<128, 128>") "\"1\",\"2\",\"2,000,000\",\"30\",\"40\",\"30\",\"80\""
+        LAUNCH("90", "0", "0", "256", "50") "\n"
+        FIXED("3", "k_epilogue") "\"1\",\"2\",\"7,500\",\"60\",\"10\",\"70\",\"10\""
+        LAUNCH("255", "0", "0", "32", "6.25") "\n";
+    CHECK(bench_ncu_parse(helpers, &r) == 0, "helpers: %s", r.error);
+    CHECK(r.kernels == 4 && r.gpu_ns == 4010000.0, "%d kernels, %g ns", r.kernels, r.gpu_ns);
+    CHECK(!strcmp(r.main_kernel, "k_gemm_wgmma<128, 256>"), "main kernel '%s'", r.main_kernel);
+    CHECK(r.main_ns == 2e6 && r.regs_per_thread == 168 && r.smem_per_block == 232448.0 &&
+              r.threads_per_block == 384 && r.theo_occupancy_pct == 18.75,
+          "main kernel: %g ns, %d registers, %g bytes, %d threads, %g%%", r.main_ns,
+          r.regs_per_thread, r.smem_per_block, r.threads_per_block, r.theo_occupancy_pct);
 }
 
 static void test_units_and_layout(void)
@@ -72,9 +121,15 @@ static void test_units_and_layout(void)
     const char scaled[] =
         "some line the program printed\r\n" HEAD METRIC_NAMES "\r\n"
         "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"Mbyte\",\"Kbyte\",\"usecond\","
-        "\"%\",\"%\",\"%\",\"%\"\r\n"
-        FIXED("0", "k_gemm") "\"1,234.5\",\"2\",\"12.5\",\"50\",\"75\",\"30\",\"85\"\r\n";
+        "\"%\",\"%\",\"%\",\"%\",\"register\",\"Kbyte/block\",\"KiB/block\",\"thread\",\"%\"\r\n"
+        FIXED("0", "k_gemm") "\"1,234.5\",\"2\",\"12.5\",\"50\",\"75\",\"30\",\"85\""
+        LAUNCH("128", "16.38", "64", "128", "25") "\r\n";
     CHECK(bench_ncu_parse(scaled, &r) == 0, "scaled: %s", r.error);
+    CHECK(r.regs_per_thread == 128 && r.threads_per_block == 128 && r.theo_occupancy_pct == 25,
+          "scaled launch: %d registers, %d threads, %g%%", r.regs_per_thread,
+          r.threads_per_block, r.theo_occupancy_pct);
+    CHECK(fabs(r.smem_per_block - (16380.0 + 65536.0)) < 1e-6, "scaled shared memory %.17g",
+          r.smem_per_block);
     CHECK(r.dram_read_bytes == 1234.5e6 && r.dram_write_bytes == 2e3,
           "scaled bytes %.17g %.17g", r.dram_read_bytes, r.dram_write_bytes);
     CHECK(r.gpu_ns == 12.5e3, "scaled time %g", r.gpu_ns);
@@ -82,13 +137,18 @@ static void test_units_and_layout(void)
 
     /* no units row; the metrics in another order, an extra column */
     const char reordered[] =
-        HEAD "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\",\"launch__grid_size\","
+        HEAD "\"sm__maximum_warps_per_active_cycle_pct\",\"launch__block_size\","
+        "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\",\"launch__grid_size\","
+        "\"launch__shared_mem_per_block_dynamic\","
         "\"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed\","
         "\"sm__inst_issued.avg.pct_of_peak_sustained_active\","
         "\"sm__warps_active.avg.pct_of_peak_sustained_active\",\"gpu__time_duration.sum\","
+        "\"launch__shared_mem_per_block_static\",\"launch__registers_per_thread\","
         "\"dram__bytes_write.sum\",\"dram__bytes_read.sum\"\n"
-        FIXED("0", "k") "\"10\",\"1056\",\"20\",\"5\",\"12.5\",\"2,000\",\"100\",\"300\"\n"
-        FIXED("1", "k") "\"30\",\"1056\",\"40\",\"15\",\"37.5\",\"0\",\"100\",\"300\"\n";
+        FIXED("0", "k") "\"50\",\"512\",\"10\",\"1056\",\"100\",\"20\",\"5\",\"12.5\",\"2,000\","
+        "\"28\",\"64\",\"100\",\"300\"\n"
+        FIXED("1", "k") "\"75\",\"64\",\"30\",\"1056\",\"0\",\"40\",\"15\",\"37.5\",\"0\","
+        "\"0\",\"20\",\"100\",\"300\"\n";
     CHECK(bench_ncu_parse(reordered, &r) == 0, "reordered: %s", r.error);
     CHECK(r.kernels == 2 && r.dram_read_bytes == 600 && r.dram_write_bytes == 200,
           "reordered: %d kernels, %g, %g", r.kernels, r.dram_read_bytes, r.dram_write_bytes);
@@ -96,14 +156,23 @@ static void test_units_and_layout(void)
     CHECK(r.sm_pct == 10 && r.memory_pct == 20 && r.occupancy_pct == 12.5 && r.issue_pct == 5,
           "reordered pcts %g %g %g %g", r.sm_pct, r.memory_pct, r.occupancy_pct, r.issue_pct);
     CHECK(!strcmp(r.limiter, "latency"), "limiter %s", r.limiter);
+    /* the launch figures found by name too: the first kernel's, the longer */
+    CHECK(r.regs_per_thread == 64 && r.smem_per_block == 128 && r.threads_per_block == 512 &&
+              r.theo_occupancy_pct == 50,
+          "reordered launch: %d registers, %g bytes, %d threads, %g%%", r.regs_per_thread,
+          r.smem_per_block, r.threads_per_block, r.theo_occupancy_pct);
 
-    /* no time at all: plain means */
+    /* no time at all: plain means; the main kernel the first of equals */
     const char no_time[] = HEAD METRIC_NAMES "\n"
-        FIXED("0", "k") "\"1\",\"1\",\"0\",\"10\",\"10\",\"60\",\"10\"\n"
-        FIXED("1", "k") "\"1\",\"1\",\"0\",\"30\",\"30\",\"80\",\"30\"\n";
+        FIXED("0", "k_a") "\"1\",\"1\",\"0\",\"10\",\"10\",\"60\",\"10\""
+        LAUNCH("24", "0", "0", "128", "100") "\n"
+        FIXED("1", "k_b") "\"1\",\"1\",\"0\",\"30\",\"30\",\"80\",\"30\""
+        LAUNCH("48", "0", "0", "256", "50") "\n";
     CHECK(bench_ncu_parse(no_time, &r) == 0, "no time: %s", r.error);
     CHECK(r.occupancy_pct == 20 && r.memory_pct == 70 && !strcmp(r.limiter, "memory"),
           "no time: occupancy %g, memory %g, %s", r.occupancy_pct, r.memory_pct, r.limiter);
+    CHECK(!strcmp(r.main_kernel, "k_a") && r.regs_per_thread == 24 && r.main_ns == 0,
+          "no time: main kernel '%s', %d registers", r.main_kernel, r.regs_per_thread);
 }
 
 /* parse must fail, with `needle` in a one-line message */
@@ -118,20 +187,58 @@ static void bad(const char *what, const char *text, const char *needle)
 
 static void test_malformed(void)
 {
-    bad("short row", HEAD METRIC_NAMES "\n" FIXED("0", "k") "\"1\",\"2\"\n", "has 13 fields, its header 18");
+    bad("short row", HEAD METRIC_NAMES "\n" FIXED("0", "k") "\"1\",\"2\"\n", "has 13 fields, its header 23");
     bad("open quote", HEAD METRIC_NAMES "\n" FIXED("0", "k(float*") "\"1\n", "a quote left open");
     bad("missing column",
         HEAD "\"dram__bytes_read.sum\",\"gpu__time_duration.sum\"\n" FIXED("0", "k") "\"1\",\"2\"\n",
         "no column 'dram__bytes_write.sum'");
-    bad("n/a", HEAD METRIC_NAMES "\n" FIXED("0", "k_scan") "\"n/a\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"\n",
+    /* an ncu that has not the launch metrics, or a list that lost one */
+    bad("missing launch column",
+        HEAD "\"dram__bytes_read.sum\",\"dram__bytes_write.sum\",\"gpu__time_duration.sum\","
+        "\"sm__warps_active.avg.pct_of_peak_sustained_active\","
+        "\"sm__inst_issued.avg.pct_of_peak_sustained_active\","
+        "\"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed\","
+        "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\",\"launch__registers_per_thread\","
+        "\"launch__shared_mem_per_block_static\",\"launch__block_size\","
+        "\"sm__maximum_warps_per_active_cycle_pct\"\n"
+        FIXED("0", "k") "\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"32\",\"0\",\"256\",\"100\"\n",
+        "no column 'launch__shared_mem_per_block_dynamic'");
+    bad("missing occupancy column",
+        HEAD "\"dram__bytes_read.sum\",\"dram__bytes_write.sum\",\"gpu__time_duration.sum\","
+        "\"sm__warps_active.avg.pct_of_peak_sustained_active\","
+        "\"sm__inst_issued.avg.pct_of_peak_sustained_active\","
+        "\"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed\","
+        "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\",\"launch__registers_per_thread\","
+        "\"launch__shared_mem_per_block_static\",\"launch__shared_mem_per_block_dynamic\","
+        "\"launch__block_size\"\n"
+        FIXED("0", "k") "\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"32\",\"0\",\"0\",\"256\"\n",
+        "no column 'sm__maximum_warps_per_active_cycle_pct'");
+    bad("n/a", HEAD METRIC_NAMES "\n" FIXED("0", "k_scan") "\"n/a\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"" LAUNCH_ANY "\n",
         "(kernel k_scan): dram__bytes_read.sum = 'n/a' is not a count");
-    bad("negative", HEAD METRIC_NAMES "\n" FIXED("0", "k") "\"1\",\"1\",\"1\",\"-5\",\"1\",\"1\",\"1\"\n",
+    bad("launch n/a", HEAD METRIC_NAMES "\n" FIXED("0", "k_scan") "\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\""
+        LAUNCH("32", "0", "0", "256", "n/a") "\n",
+        "(kernel k_scan): sm__maximum_warps_per_active_cycle_pct = 'n/a' is not a percentage");
+    bad("registers not a number", HEAD METRIC_NAMES "\n" FIXED("0", "k") "\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\""
+        LAUNCH("many", "0", "0", "256", "100") "\n",
+        "launch__registers_per_thread = 'many' is not a count");
+    bad("negative", HEAD METRIC_NAMES "\n" FIXED("0", "k") "\"1\",\"1\",\"1\",\"-5\",\"1\",\"1\",\"1\"" LAUNCH_ANY "\n",
         "sm__warps_active.avg.pct_of_peak_sustained_active = '-5' is not a percentage");
     bad("unknown unit", HEAD METRIC_NAMES "\n"
         "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"sector\",\"byte\",\"nsecond\",\"%\","
-        "\"%\",\"%\",\"%\"\n" FIXED("0", "k") "\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"\n",
+        "\"%\",\"%\",\"%\",\"register/thread\",\"byte/block\",\"byte/block\",\"\",\"%\"\n"
+        FIXED("0", "k") "\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"" LAUNCH_ANY "\n",
         "unit 'sector' of dram__bytes_read.sum");
-    bad("bad id", HEAD METRIC_NAMES "\n" FIXED("x", "k") "\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"\n",
+    bad("unknown launch unit", HEAD METRIC_NAMES "\n"
+        "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"byte\",\"byte\",\"nsecond\",\"%\","
+        "\"%\",\"%\",\"%\",\"register/thread\",\"byte/block\",\"byte/block\",\"warp\",\"%\"\n"
+        FIXED("0", "k") "\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"" LAUNCH_ANY "\n",
+        "unit 'warp' of launch__block_size");
+    bad("shared memory a thread", HEAD METRIC_NAMES "\n"
+        "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"byte\",\"byte\",\"nsecond\",\"%\","
+        "\"%\",\"%\",\"%\",\"register/thread\",\"byte/thread\",\"byte/block\",\"\",\"%\"\n"
+        FIXED("0", "k") "\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"" LAUNCH_ANY "\n",
+        "unit 'byte/thread' of launch__shared_mem_per_block_static");
+    bad("bad id", HEAD METRIC_NAMES "\n" FIXED("x", "k") "\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"" LAUNCH_ANY "\n",
         "ID 'x' is not a kernel number");
     bad("no csv", "==PROF== Connected to process 1\n==ERROR== Failed to profile: ERR_NVGPUCTRPERM\n",
         "no CSV from ncu");
@@ -140,9 +247,8 @@ static void test_malformed(void)
     bad("empty text", "", "no CSV");
     bad("null", NULL, "no output");
     /* an empty profile: the range held no kernel */
-    bad("no kernels", "==PROF== Connected\n" HEAD METRIC_NAMES "\n"
-        "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"byte\",\"byte\",\"nsecond\",\"%\","
-        "\"%\",\"%\",\"%\"\n==PROF== Disconnected\n", "ncu profiled no kernels in the call");
+    bad("no kernels", "==PROF== Connected\n" HEAD METRIC_NAMES "\n" UNITS_BASE
+        "==PROF== Disconnected\n", "ncu profiled no kernels in the call");
     bad("no kernels, header only", HEAD METRIC_NAMES "\n", "no kernels");
     bad("no kernels, the warning kept",
         "==WARNING== No kernels were profiled.\n==ERROR== something\n" HEAD METRIC_NAMES "\n",
@@ -194,7 +300,10 @@ static const char fake_ncu[] =
     "   [ -z \"$log\" ] || [ \"$LC_ALL\" != C ]; then\n"
     "  echo \"==ERROR== bad options: off=$off csv=$csv page=$page units=$units log=$log LC_ALL=$LC_ALL\"; exit 8\n"
     "fi\n"
-    "case \"$metrics\" in *dram__bytes_read.sum*sm__throughput.avg.pct_of_peak_sustained_elapsed*) ;;\n"
+    "case \"$metrics\" in *dram__bytes_read.sum*sm__throughput.avg.pct_of_peak_sustained_elapsed*"
+    "launch__registers_per_thread*launch__shared_mem_per_block_static*"
+    "launch__shared_mem_per_block_dynamic*launch__block_size*"
+    "sm__maximum_warps_per_active_cycle_pct*) ;;\n"
     "  *) echo \"==ERROR== metrics $metrics\"; exit 7;; esac\n"
     "echo \"==PROF== Connected to process $$\" > \"$log\"\n"
     "\"$@\"; rc=$?\n"
@@ -232,6 +341,8 @@ static void test_profile(void)
     profile("ok", app_ok, 60, &r);
     CHECK(r.state == BENCH_NCU_OK && r.kernels == 2 && r.dram_read_bytes == 1610612736.0,
           "ok: state %d, %d kernels: %s", r.state, r.kernels, r.error);
+    CHECK(r.regs_per_thread == 40 && r.threads_per_block == 256, "ok: %d registers, %d threads",
+          r.regs_per_thread, r.threads_per_block);
     profile("stdout", app_ok, 60, &r);
     CHECK(r.state == BENCH_NCU_OK && r.kernels == 2, "CSV on stdout: %s", r.error);
 
@@ -291,6 +402,7 @@ int main(int argc, char **argv)
     (void)argc;
     (void)argv;
     test_sums();
+    test_main_kernel();
     test_units_and_layout();
     test_malformed();
     test_limiter();

@@ -76,7 +76,10 @@ NUM = (int, float)
 TABLE_KINDS = ("ladder", "sweep", "timeline", "histogram", "accuracy")
 NCU_FIELDS = ("kernels", "dram_read_bytes", "dram_write_bytes", "achieved_occupancy_pct",
               "issue_slot_pct", "memory_pct", "sm_pct")
-NCU_OPTIONAL = ("gpu_time_ms", "model_bytes", "measured_over_model")
+NCU_OPTIONAL = ("gpu_time_ms", "model_bytes", "measured_over_model",
+                # the main kernel's launch (files written before it have none)
+                "registers_per_thread", "shared_mem_per_block_bytes", "threads_per_block",
+                "theoretical_occupancy_pct")
 LIMITERS = ("memory", "compute", "latency")
 
 
@@ -91,6 +94,8 @@ def check_ncu(r, where):
         v = need(n, k, NUM, where)
         if not math.isfinite(v) or v < 0:
             raise InputError("%s: '%s' = %r is not a count, time or percentage" % (where, k, v))
+    if "main_kernel" in n:
+        need(n, "main_kernel", str, where)
     if need(n, "limiter", str, where) not in LIMITERS:
         raise InputError("%s: limiter '%s' is not one of %s" % (where, n["limiter"], ", ".join(LIMITERS)))
 
