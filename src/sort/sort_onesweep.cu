@@ -172,8 +172,9 @@ template <int BLOCK, int ITEMS, typename U, typename V> struct OsSmem {
 // every pass's blocks return at once (their tile counter starts past the
 // end). Keys in strictly reverse order (no ties, so stability is not at
 // stake) are copied reversed. Sorting in place with an even pass count, the
-// reversal goes through the scratch buffer (pass 1: kin -> alt, pass 2:
-// alt -> kout). Otherwise both kernels cost a launch and one load a block.
+// reversal goes through the scratch buffer (a first k_ordered launch: kin ->
+// alt, a second: alt -> kout). On keys in neither order both kernels cost a
+// launch and one load a block (k_pass_reset then zeroes as a memset would).
 constexpr unsigned SKIP_TILES = 0x80000000u; // a tile counter past any portion's end
 __device__ __forceinline__ bool keys_ordered(unsigned order) { return order != 3u; }
 
