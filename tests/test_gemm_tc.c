@@ -414,6 +414,7 @@ out:
     free(hC);
 }
 
+extern int cupat__gemm_tc_tile_n; /* gemm_internal.h's test hook */
 static void gemm_cases(cupat_ctx *ctx)
 {
     typedef struct { size_t m, n, k; } shp;
@@ -439,6 +440,16 @@ static void gemm_cases(cupat_ctx *ctx)
                     if (col && op == 0) g.beta = is_int ? -1.0 : 1.0;
                     run_case(ctx, &g);
                 }
+        /* the wgmma rung's persistent tile both ways (it picks 128 columns
+         * for these few-tile shapes on its own): 256 forced, beta = 0 */
+        for (int tw = 0; tw < 2; tw++) {
+            cupat__gemm_tc_tile_n = tw ? 256 : 128;
+            const tcase w[] = {{pairs[pi], 70, 260, 300, 0, 0, 0, 1.0, 0.0, 0, 0},
+                               {pairs[pi], 301, 40, 70, 0, 1, 1, 1.0, 0.0, 0, 0},
+                               {pairs[pi], 200, 136, 72, 1, 1, 0, 1.0, 0.0, 0, 0}};
+            for (size_t q = 0; q < sizeof w / sizeof w[0]; q++) run_case(ctx, &w[q]);
+        }
+        cupat__gemm_tc_tile_n = 0;
         /* alpha == 0 and k == 0: C = beta C, A and B unread (NULL); empty C */
         const tcase z[] = {
             {pairs[pi], 20, 30, 10, 0, 0, 0, 0.0, 2.0, 0, 1},

@@ -153,6 +153,11 @@ typedef struct cupat_gemm_tc_args {
                cupat__gemm_tc_wgmma) */
 } cupat_gemm_tc_args;
 
+/* Test hook (gemm_tc.c): the wgmma rung's persistent tile width, 0 = its
+ * own choice (128 columns where 128 x 256 tiles would leave half the SMs
+ * idle), 128 or 256 forced, so tests reach both forms at small sizes. */
+extern int cupat__gemm_tc_tile_n;
+
 /* Rungs of the "gemm_tc" ladder, in registry order (gemm_tc.c owns the table).
  * Only rungs that exist are listed. */
 enum { GEMM_TC_WMMA = 0, GEMM_TC_WMMA_TILED, GEMM_TC_MMA, GEMM_TC_WGMMA, GEMM_TC_CPU, GEMM_TC_NRUNGS };

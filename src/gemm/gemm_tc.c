@@ -10,6 +10,8 @@
 #include <math.h>
 #include <stdint.h>
 
+int cupat__gemm_tc_tile_n = 0;
+
 static const cupat_variant_info gemm_tc_variants[] = {
     [GEMM_TC_WMMA] = {"gemm_tc", "wmma",
                       "one warp a 16x16 tile of C; op(A), op(B) slices staged in shared memory "

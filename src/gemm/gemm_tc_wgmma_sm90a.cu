@@ -55,9 +55,13 @@ template <int KIND> struct Kind {
     typedef typename std::conditional<KIND == K_I8, uint32_t, float>::type acc;
 };
 
-constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
 constexpr int EPI_LD = 256 + 8; // floats a parked row of the epilogue
 static_assert(2 * 64 * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue parks C's tile in the stages");
+// The sizes for a tile NT columns wide: 256 (the default) or 128 (few-tile
+// shapes, persistent form only: see dispatch16).
+template <int NT> struct Tile {
+    static constexpr int B = KB * NT * 2, STAGE = A_BYTES + B, SMEM = STAGES * STAGE + 2 * STAGES * 8 + 1024;
+};
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 __device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -102,6 +106,11 @@ __device__ __forceinline__ uint64_t desc(unsigned addr, unsigned lbo, unsigned s
 
 #define R8(b) "+r"(d[b + 0]), "+r"(d[b + 1]), "+r"(d[b + 2]), "+r"(d[b + 3]), "+r"(d[b + 4]), "+r"(d[b + 5]), "+r"(d[b + 6]), "+r"(d[b + 7])
 #define F8(b) "+f"(d[b + 0]), "+f"(d[b + 1]), "+f"(d[b + 2]), "+f"(d[b + 3]), "+f"(d[b + 4]), "+f"(d[b + 5]), "+f"(d[b + 6]), "+f"(d[b + 7])
+#define WGMMA_D64 \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 #define WGMMA_D                                                                                                        \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
@@ -115,10 +124,21 @@ __device__ __forceinline__ uint64_t desc(unsigned addr, unsigned lbo, unsigned s
 // D (64 x 256) += A (64 x k) B (k x 256), both from shared memory, k = 32
 // bytes of the kind; TA / TB: the 16-bit kinds' transpose immediates (0:
 // K-major, 1: M- / N-major)
-template <int KIND, int TA, int TB>
-__device__ __forceinline__ void wgmma(typename Kind<KIND>::acc (&d)[128], uint64_t da, uint64_t db)
+template <int KIND, int TA, int TB, int N = 256>
+__device__ __forceinline__ void wgmma(typename Kind<KIND>::acc (&d)[N / 2], uint64_t da, uint64_t db)
 {
-    if constexpr (KIND == K_BF16)
+    static_assert(N == 256 || ((KIND == K_F16 || KIND == K_BF16) && N == 128), "n128: 16-bit kinds only");
+    if constexpr (N == 128 && KIND == K_BF16)
+        asm volatile("{ .reg .pred p; setp.ne.b32 p, %66, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" WGMMA_D64
+                     "}, %64, %65, p, 1, 1, %67, %68; }"
+                     : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56)
+                     : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
+    else if constexpr (N == 128)
+        asm volatile("{ .reg .pred p; setp.ne.b32 p, %66, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" WGMMA_D64
+                     "}, %64, %65, p, 1, 1, %67, %68; }"
+                     : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56)
+                     : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
+    else if constexpr (KIND == K_BF16)
         asm volatile("{ .reg .pred p; setp.ne.b32 p, %130, 0; wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" WGMMA_D
                      "}, %128, %129, p, 1, 1, %131, %132; }"
                      : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56), F8(64), F8(72), F8(80), F8(88),
@@ -146,6 +166,7 @@ __device__ __forceinline__ void wgmma(typename Kind<KIND>::acc (&d)[128], uint64
 #undef F8
 #undef R8
 #undef WGMMA_D
+#undef WGMMA_D64
 #endif
 
 // The tiles in shared memory, 128-byte rows of 64 elements, swizzled by the
@@ -163,7 +184,7 @@ __device__ __forceinline__ void wgmma(typename Kind<KIND>::acc (&d)[128], uint64
 // column pairs in one 4- or 8-byte store (beta = 0, C 8- / 4-byte aligned,
 // ldc and n even: the common case). Otherwise one block a tile, C parked in the free
 // stages and stored a float4 a thread (beta != 0, any alignment, odd n).
-template <int KIND, int TA, int TB, bool PERSIST>
+template <int KIND, int TA, int TB, bool PERSIST, int NT = NB>
 __global__ void __launch_bounds__(THREADS, 1)
     k_wgmma(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, cupat_gemm_tc_args a)
 {
@@ -171,11 +192,12 @@ __global__ void __launch_bounds__(THREADS, 1)
     constexpr bool AK = TA == 0, BK = TB == 1; // which operands are K-major in memory
     extern __shared__ unsigned char dyn[];
     const unsigned raw = smem_addr(dyn), base = (raw + 1023u) & ~1023u;
-    const unsigned bars = base + STAGES * STAGE_BYTES; // full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s)
+    constexpr int STAGE = Tile<NT>::STAGE;
+    const unsigned bars = base + STAGES * STAGE; // full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s)
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
     constexpr int KB = Kind<KIND>::KB;
     typedef typename Kind<KIND>::acc acc;
-    const int kt = (a.k + KB - 1) / KB, nt = (a.n + NB - 1) / NB, mt = (a.m + MB - 1) / MB;
+    const int kt = (a.k + KB - 1) / KB, nt = (a.n + NT - 1) / NT, mt = (a.m + MB - 1) / MB;
     const int ntiles = PERSIST ? mt * nt : 1;
     // tile -> (i0, j0): persistent blocks take tiles in groups of 8 row
     // tiles, column by column, so the blocks at work share A's and B's
@@ -183,12 +205,12 @@ __global__ void __launch_bounds__(THREADS, 1)
     auto origin = [&](int tile, int &i0, int &j0) {
         if (!PERSIST) {
             i0 = blockIdx.y * MB;
-            j0 = blockIdx.x * NB;
+            j0 = blockIdx.x * NT;
             return;
         }
         const int g = tile / (8 * nt), rows = mt - 8 * g < 8 ? mt - 8 * g : 8, r = tile - g * 8 * nt;
         i0 = (8 * g + r % rows) * MB;
-        j0 = (r / rows) * NB;
+        j0 = (r / rows) * NT;
     };
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; s++) {
@@ -207,16 +229,16 @@ __global__ void __launch_bounds__(THREADS, 1)
                 origin(tile, i0, j0);
                 for (int s = 0; s < kt; s++, it++) {
                     const int st = it % STAGES;
-                    const unsigned full = bars + 8 * st, sa = base + st * STAGE_BYTES, sb = sa + A_BYTES;
+                    const unsigned full = bars + 8 * st, sa = base + st * STAGE, sb = sa + A_BYTES;
                     if (it >= STAGES) bar_wait(bars + 8 * (STAGES + st), ((it / STAGES) - 1) & 1);
-                    bar_expect(full, STAGE_BYTES);
+                    bar_expect(full, STAGE);
                     const int p0 = s * KB;
                     if (AK) tma_2d(sa, &mapA, p0, i0, full); // box KB k x 128 m
                     else
                         for (int c = 0; c < MB / 64; c++) tma_2d(sa + c * 8192, &mapA, i0 + 64 * c, p0, full); // 64 m x 64 k
                     if (BK) tma_2d(sb, &mapB, p0, j0, full); // box KB k x 256 n
                     else
-                        for (int c = 0; c < NB / 64; c++) tma_2d(sb + c * 8192, &mapB, j0 + 64 * c, p0, full); // 64 n x 64 k
+                        for (int c = 0; c < NT / 64; c++) tma_2d(sb + c * 8192, &mapB, j0 + 64 * c, p0, full); // 64 n x 64 k
                 }
             }
         }
@@ -228,12 +250,12 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int tile = PERSIST ? blockIdx.x : 0; tile < ntiles; tile += PERSIST ? gridDim.x : 1) {
             int i0, j0;
             origin(tile, i0, j0);
-            acc d[128];
+            acc d[NT / 2];
 #pragma unroll
-            for (int e = 0; e < 128; e++) d[e] = 0;
+            for (int e = 0; e < NT / 2; e++) d[e] = 0;
             for (int s = 0; s < kt; s++, it++) {
                 const int st = it % STAGES;
-                const unsigned sa = base + st * STAGE_BYTES, sb = sa + A_BYTES;
+                const unsigned sa = base + st * STAGE, sb = sa + A_BYTES;
                 bar_wait(bars + 8 * st, (it / STAGES) & 1);
                 asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
@@ -241,7 +263,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                     const uint64_t da = AK ? desc(sa + cw * 8192 + kk * 32, 16, 1024)
                                            : desc(sa + cw * 8192 + kk * 2048, 8192, 1024);
                     const uint64_t db = BK ? desc(sb + kk * 32, 16, 1024) : desc(sb + kk * 2048, 8192, 1024);
-                    wgmma<KIND, AK ? 0 : 1, BK ? 0 : 1>(d, da, db);
+                    wgmma<KIND, AK ? 0 : 1, BK ? 0 : 1, NT>(d, da, db);
                 }
                 asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
                 // the previous slice's products are done: its stage may refill
@@ -262,7 +284,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                         // a warp's store is 4 runs of 8 consecutive elements of C
 
 #define CUPAT_WG_T(STORE)                                                                                             \
-    _Pragma("unroll") for (int j = 0; j < 32; j++) _Pragma("unroll") for (int h = 0; h < 2; h++) if (r + 8 * h < a.m) \
+    _Pragma("unroll") for (int j = 0; j < NT / 8; j++) _Pragma("unroll") for (int h = 0; h < 2; h++) if (r + 8 * h < a.m) \
         _Pragma("unroll") for (int e = 0; e < 2; e++) if (c + 8 * j + e < a.n)                                        \
             STORE((size_t)(c + 8 * j + e) * a.ldc + r + 8 * h, d[4 * j + 2 * h + e]);
 #define CUPAT_WG_T_F32(at, x) ((float *)a.C)[at] = a.alpha * (x)
@@ -280,7 +302,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 }
                 // n even: a pair in range has its second column in range
 #define CUPAT_WG_PAIRS(STORE)                                                                                        \
-    _Pragma("unroll") for (int j = 0; j < 32; j++) _Pragma("unroll") for (int h = 0; h < 2; h++) if (                \
+    _Pragma("unroll") for (int j = 0; j < NT / 8; j++) _Pragma("unroll") for (int h = 0; h < 2; h++) if (            \
         r + 8 * h < a.m && c + 8 * j < a.n) STORE((size_t)(r + 8 * h) * a.ldc + c + 8 * j, d[4 * j + 2 * h],            \
                                                   d[4 * j + 2 * h + 1]);
                 if constexpr (KIND == K_I8) { // modulo 2^32, as cupat__tc_epilogue_i32
@@ -301,6 +323,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 #undef CUPAT_WG_PAIRS
                 continue;
             }
+            if constexpr (!PERSIST) { // (NT = 256: the park is 256 columns wide)
             // One block a tile: the stages are free once both consumer warp
             // groups are done reading them. Each warp group parks its 64 x 256
             // accumulators in rows of 264 floats (the 8-float pad puts a
@@ -335,6 +358,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                     const float e[4] = {v.x, v.y, v.z, v.w};
                     for (int u = 0; u < 4 && cc + u < a.n; u++) cupat__tc_epilogue_f32(&a, at + u, e[u]);
                 }
+            }
             }
         }
     }
@@ -380,12 +404,13 @@ cupat_status tensor_map(cupat_ctx *ctx, CUtensorMap *map, const void *p, int row
     return CUPAT_SUCCESS;
 }
 
-template <int KIND, int TA, int TB, bool PERSIST> cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+template <int KIND, int TA, int TB, bool PERSIST, int NT = NB>
+cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
     static unsigned char ready[64]; // the opt-in above 48 KiB, once a device (wgmma_runs_here bounds it)
     if (!ready[ctx->device]) {
-        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k_wgmma<KIND, TA, TB, PERSIST>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k_wgmma<KIND, TA, TB, PERSIST, NT>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, Tile<NT>::SMEM));
         ready[ctx->device] = 1;
     }
     constexpr int KB = Kind<KIND>::KB;
@@ -395,14 +420,14 @@ template <int KIND, int TA, int TB, bool PERSIST> cupat_status launch(cupat_ctx 
     if (TA == 0) CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->m, a->k, a->lda, MB, KB, KIND)); // K-major
     else CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->k, a->m, a->lda, KB, 64, KIND));        // M-major
     if (TB == 0) CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->k, a->n, a->ldb, KB, 64, KIND)); // N-major
-    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NB, KB, KIND));        // K-major
-    const int nt = (a->n + NB - 1) / NB, mt = (a->m + MB - 1) / MB;
+    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NT, KB, KIND));        // K-major
+    const int nt = (a->n + NT - 1) / NT, mt = (a->m + MB - 1) / MB;
     dim3 grid((unsigned)nt, (unsigned)mt);
     if (PERSIST) {
         const long tiles = (long)nt * mt;
         grid = dim3((unsigned)(tiles < ctx->sm_count ? tiles : ctx->sm_count));
     }
-    k_wgmma<KIND, TA, TB, PERSIST><<<grid, THREADS, SMEM_BYTES, ctx->stream>>>(ma, mb, *a);
+    k_wgmma<KIND, TA, TB, PERSIST, NT><<<grid, THREADS, Tile<NT>::SMEM, ctx->stream>>>(ma, mb, *a);
     return cupat__launched(ctx, "k_wgmma");
 }
 
@@ -652,6 +677,22 @@ extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc
 static cupat_status dispatch16(cupat_ctx *ctx, const cupat_gemm_tc_args *a, int persist)
 {
     const int bf = a->in == CUPAT_GEMM_BF16, sel = a->ta * 2 + a->tb;
+    // Few tiles (1000^3: 32 of 128 x 256 for 132 SMs): 128-wide tiles give
+    // twice as many blocks work, each half as long (persistent form).
+    const double t256 = std::ceil(a->m / (double)MB) * std::ceil(a->n / 256.0);
+    const int narrow = cupat__gemm_tc_tile_n ? cupat__gemm_tc_tile_n == 128 : 2 * t256 <= ctx->sm_count && a->n > 128;
+    if (persist && narrow) {
+        switch (sel + 4 * bf) {
+        case 0: return launch<K_F16, 0, 0, true, 128>(ctx, a);
+        case 1: return launch<K_F16, 0, 1, true, 128>(ctx, a);
+        case 2: return launch<K_F16, 1, 0, true, 128>(ctx, a);
+        case 3: return launch<K_F16, 1, 1, true, 128>(ctx, a);
+        case 4: return launch<K_BF16, 0, 0, true, 128>(ctx, a);
+        case 5: return launch<K_BF16, 0, 1, true, 128>(ctx, a);
+        case 6: return launch<K_BF16, 1, 0, true, 128>(ctx, a);
+        default: return launch<K_BF16, 1, 1, true, 128>(ctx, a);
+        }
+    }
     switch (sel + 4 * bf + 8 * persist) {
     case 0: return launch<K_F16, 0, 0, false>(ctx, a);
     case 1: return launch<K_F16, 0, 1, false>(ctx, a);
