@@ -154,8 +154,8 @@ typedef struct cupat_gemm_tc_args {
 } cupat_gemm_tc_args;
 
 /* Test hook (gemm_tc.c): the wgmma rung's persistent tile width, 0 = its
- * own choice (128 or 64 columns where wider tiles would leave half the SMs
- * idle), 64, 128 or 256 forced, so tests reach every form at small sizes. */
+ * own choice (128 columns where 128 x 256 tiles would leave half the SMs
+ * idle), 128 or 256 forced, so tests reach both forms at small sizes. */
 extern int cupat__gemm_tc_tile_n;
 
 /* Rungs of the "gemm_tc" ladder, in registry order (gemm_tc.c owns the table).

@@ -57,8 +57,8 @@ template <int KIND> struct Kind {
 
 constexpr int EPI_LD = 256 + 8; // floats a parked row of the epilogue
 static_assert(2 * 64 * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue parks C's tile in the stages");
-// The sizes for a tile NT columns wide: 256 (the default), 128 or 64
-// (few-tile shapes, persistent form only: see dispatch16).
+// The sizes for a tile NT columns wide: 256 (the default) or 128 (few-tile
+// shapes, persistent form only: see dispatch16).
 template <int NT> struct Tile {
     static constexpr int B = KB * NT * 2, STAGE = A_BYTES + B, SMEM = STAGES * STAGE + 2 * STAGES * 8 + 1024;
 };
@@ -106,9 +106,6 @@ __device__ __forceinline__ uint64_t desc(unsigned addr, unsigned lbo, unsigned s
 
 #define R8(b) "+r"(d[b + 0]), "+r"(d[b + 1]), "+r"(d[b + 2]), "+r"(d[b + 3]), "+r"(d[b + 4]), "+r"(d[b + 5]), "+r"(d[b + 6]), "+r"(d[b + 7])
 #define F8(b) "+f"(d[b + 0]), "+f"(d[b + 1]), "+f"(d[b + 2]), "+f"(d[b + 3]), "+f"(d[b + 4]), "+f"(d[b + 5]), "+f"(d[b + 6]), "+f"(d[b + 7])
-#define WGMMA_D32 \
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define WGMMA_D64 \
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
@@ -130,18 +127,8 @@ __device__ __forceinline__ uint64_t desc(unsigned addr, unsigned lbo, unsigned s
 template <int KIND, int TA, int TB, int N = 256>
 __device__ __forceinline__ void wgmma(typename Kind<KIND>::acc (&d)[N / 2], uint64_t da, uint64_t db)
 {
-    static_assert(N == 256 || ((KIND == K_F16 || KIND == K_BF16) && (N == 128 || N == 64)), "n128, n64: 16-bit kinds only");
-    if constexpr (N == 64 && KIND == K_BF16)
-        asm volatile("{ .reg .pred p; setp.ne.b32 p, %34, 0; wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" WGMMA_D32
-                     "}, %32, %33, p, 1, 1, %35, %36; }"
-                     : F8(0), F8(8), F8(16), F8(24)
-                     : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
-    else if constexpr (N == 64)
-        asm volatile("{ .reg .pred p; setp.ne.b32 p, %34, 0; wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" WGMMA_D32
-                     "}, %32, %33, p, 1, 1, %35, %36; }"
-                     : F8(0), F8(8), F8(16), F8(24)
-                     : "l"(da), "l"(db), "r"(1), "n"(TA), "n"(TB));
-    else if constexpr (N == 128 && KIND == K_BF16)
+    static_assert(N == 256 || ((KIND == K_F16 || KIND == K_BF16) && N == 128), "n128: 16-bit kinds only");
+    if constexpr (N == 128 && KIND == K_BF16)
         asm volatile("{ .reg .pred p; setp.ne.b32 p, %66, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" WGMMA_D64
                      "}, %64, %65, p, 1, 1, %67, %68; }"
                      : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56)
@@ -180,7 +167,6 @@ __device__ __forceinline__ void wgmma(typename Kind<KIND>::acc (&d)[N / 2], uint
 #undef R8
 #undef WGMMA_D
 #undef WGMMA_D64
-#undef WGMMA_D32
 #endif
 
 // The tiles in shared memory, 128-byte rows of 64 elements, swizzled by the
@@ -691,27 +677,11 @@ extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc
 static cupat_status dispatch16(cupat_ctx *ctx, const cupat_gemm_tc_args *a, int persist)
 {
     const int bf = a->in == CUPAT_GEMM_BF16, sel = a->ta * 2 + a->tb;
-    // Few tiles (1000^3: 32 of 128 x 256 for 132 SMs): narrower tiles give
-    // more blocks work, each shorter (persistent form): 128 columns where
-    // 256 would leave half the SMs idle, 64 where 128 would too.
-    const double rows = std::ceil(a->m / (double)MB);
-    int width = 256;
-    if (2 * rows * std::ceil(a->n / 256.0) <= ctx->sm_count && a->n > 128)
-        width = 2 * rows * std::ceil(a->n / 128.0) <= ctx->sm_count && a->n > 64 ? 64 : 128;
-    if (cupat__gemm_tc_tile_n) width = cupat__gemm_tc_tile_n;
-    if (persist && width == 64) {
-        switch (sel + 4 * bf) {
-        case 0: return launch<K_F16, 0, 0, true, 64>(ctx, a);
-        case 1: return launch<K_F16, 0, 1, true, 64>(ctx, a);
-        case 2: return launch<K_F16, 1, 0, true, 64>(ctx, a);
-        case 3: return launch<K_F16, 1, 1, true, 64>(ctx, a);
-        case 4: return launch<K_BF16, 0, 0, true, 64>(ctx, a);
-        case 5: return launch<K_BF16, 0, 1, true, 64>(ctx, a);
-        case 6: return launch<K_BF16, 1, 0, true, 64>(ctx, a);
-        default: return launch<K_BF16, 1, 1, true, 64>(ctx, a);
-        }
-    }
-    if (persist && width == 128) {
+    // Few tiles (1000^3: 32 of 128 x 256 for 132 SMs): 128-wide tiles give
+    // twice as many blocks work, each half as long (persistent form).
+    const double t256 = std::ceil(a->m / (double)MB) * std::ceil(a->n / 256.0);
+    const int narrow = cupat__gemm_tc_tile_n ? cupat__gemm_tc_tile_n == 128 : 2 * t256 <= ctx->sm_count && a->n > 128;
+    if (persist && narrow) {
         switch (sel + 4 * bf) {
         case 0: return launch<K_F16, 0, 0, true, 128>(ctx, a);
         case 1: return launch<K_F16, 0, 1, true, 128>(ctx, a);
