@@ -11,6 +11,8 @@
 //     the edges zero-filled by the copy engine, 4 stages (192 KiB) deep;
 //   * persistent blocks (one an SM) when C takes column-pair stores: the
 //     producer fills the next tile's stages while the consumers store C;
+//     128-wide tiles (m64n128k16) where 256-wide ones would leave half the
+//     SMs idle (1000^3), and C^T for skinny shapes (dispatch16's caller);
 //   * warp specialization: warp group 0 is the producer (one thread issues
 //     the copies, after giving its registers away with setmaxnreg), warp
 //     groups 1 and 2 the consumers (setmaxnreg up to 232); full and empty
