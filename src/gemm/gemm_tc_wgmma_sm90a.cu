@@ -615,6 +615,8 @@ template <int KIND, bool PERSIST> cupat_status launch_kmajor(cupat_ctx *ctx, con
 }
 
 static cupat_status dispatch16(cupat_ctx *ctx, const cupat_gemm_tc_args *a, int persist);
+// MB x w tiles over an m x n product
+static double tiles(int m, int n, int w) { return std::ceil(m / (double)MB) * std::ceil(n / (double)w); }
 
 extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
@@ -625,7 +627,7 @@ extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc
     const size_t esz = a->out == CUPAT_GEMM_F32 || a->out == CUPAT_GEMM_I32 ? 4 : 2;
     const int beta0 = a->in == CUPAT_GEMM_I8 ? a->ibeta == 0 : a->beta == 0.0f;
     const int persist = beta0 && a->n % 2 == 0 && a->ldc % 2 == 0 && (uintptr_t)a->C % (2 * esz) == 0 &&
-                        (double)((a->m + MB - 1) / MB) * ((a->n + NB - 1) / NB) < 1073741824.0;
+                        tiles(a->m, a->n, NB) < 1073741824.0;
     if (a->in == CUPAT_GEMM_TF32) return persist ? launch_kmajor<K_TF32, true>(ctx, a) : launch_kmajor<K_TF32, false>(ctx, a);
     if (a->in == CUPAT_GEMM_I8) return persist ? launch_kmajor<K_I8, true>(ctx, a) : launch_kmajor<K_I8, false>(ctx, a);
     cupat_gemm_tc_args c = *a; // 16-bit operands copied where the copy engine cannot read them
@@ -654,11 +656,8 @@ extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc
     // instruction). Computing C^T = op(B)^T op(A)^T (n x m) wastes less where
     // n fills the tile's 128 rows better than its 256 columns; the kernel
     // then stores transposed (persistent form, beta = 0).
-    auto fill = [](double m, double n) {
-        return m * n / (std::ceil(m / MB) * MB * std::ceil(n / NB) * NB);
-    };
-    if (beta0 && !a->ct && (double)((a->n + MB - 1) / MB) * ((a->m + NB - 1) / NB) < 1073741824.0 &&
-        fill(a->n, a->m) > 1.25 * fill(a->m, a->n)) {
+    auto fill = [](int m, int n) { return (double)m * n / (tiles(m, n, NB) * MB * NB); };
+    if (beta0 && !a->ct && tiles(a->n, a->m, NB) < 1073741824.0 && fill(a->n, a->m) > 1.25 * fill(a->m, a->n)) {
         cupat_gemm_tc_args t = *a;
         t.m = a->n;
         t.n = a->m;
@@ -676,41 +675,27 @@ extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc
 
 // f16 / bf16 operands the copy engine reads in place: one instantiation an
 // op pair, kind and form
+// One instantiation a kind and op pair for one form and tile width.
+template <bool PERSIST, int NT> static cupat_status by_ops(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
+{
+    switch (a->ta * 2 + a->tb + 4 * (a->in == CUPAT_GEMM_BF16)) {
+    case 0: return launch<K_F16, 0, 0, PERSIST, NT>(ctx, a);
+    case 1: return launch<K_F16, 0, 1, PERSIST, NT>(ctx, a);
+    case 2: return launch<K_F16, 1, 0, PERSIST, NT>(ctx, a);
+    case 3: return launch<K_F16, 1, 1, PERSIST, NT>(ctx, a);
+    case 4: return launch<K_BF16, 0, 0, PERSIST, NT>(ctx, a);
+    case 5: return launch<K_BF16, 0, 1, PERSIST, NT>(ctx, a);
+    case 6: return launch<K_BF16, 1, 0, PERSIST, NT>(ctx, a);
+    default: return launch<K_BF16, 1, 1, PERSIST, NT>(ctx, a);
+    }
+}
+
 static cupat_status dispatch16(cupat_ctx *ctx, const cupat_gemm_tc_args *a, int persist)
 {
-    const int bf = a->in == CUPAT_GEMM_BF16, sel = a->ta * 2 + a->tb;
+    if (!persist) return by_ops<false, NB>(ctx, a);
     // Few tiles (1000^3: 32 of 128 x 256 for 132 SMs): 128-wide tiles give
     // twice as many blocks work, each half as long (persistent form).
-    const double t256 = std::ceil(a->m / (double)MB) * std::ceil(a->n / 256.0);
-    const int narrow = cupat__gemm_tc_tile_n ? cupat__gemm_tc_tile_n == 128 : 2 * t256 <= ctx->sm_count && a->n > 128;
-    if (persist && narrow) {
-        switch (sel + 4 * bf) {
-        case 0: return launch<K_F16, 0, 0, true, 128>(ctx, a);
-        case 1: return launch<K_F16, 0, 1, true, 128>(ctx, a);
-        case 2: return launch<K_F16, 1, 0, true, 128>(ctx, a);
-        case 3: return launch<K_F16, 1, 1, true, 128>(ctx, a);
-        case 4: return launch<K_BF16, 0, 0, true, 128>(ctx, a);
-        case 5: return launch<K_BF16, 0, 1, true, 128>(ctx, a);
-        case 6: return launch<K_BF16, 1, 0, true, 128>(ctx, a);
-        default: return launch<K_BF16, 1, 1, true, 128>(ctx, a);
-        }
-    }
-    switch (sel + 4 * bf + 8 * persist) {
-    case 0: return launch<K_F16, 0, 0, false>(ctx, a);
-    case 1: return launch<K_F16, 0, 1, false>(ctx, a);
-    case 2: return launch<K_F16, 1, 0, false>(ctx, a);
-    case 3: return launch<K_F16, 1, 1, false>(ctx, a);
-    case 4: return launch<K_BF16, 0, 0, false>(ctx, a);
-    case 5: return launch<K_BF16, 0, 1, false>(ctx, a);
-    case 6: return launch<K_BF16, 1, 0, false>(ctx, a);
-    case 7: return launch<K_BF16, 1, 1, false>(ctx, a);
-    case 8: return launch<K_F16, 0, 0, true>(ctx, a);
-    case 9: return launch<K_F16, 0, 1, true>(ctx, a);
-    case 10: return launch<K_F16, 1, 0, true>(ctx, a);
-    case 11: return launch<K_F16, 1, 1, true>(ctx, a);
-    case 12: return launch<K_BF16, 0, 0, true>(ctx, a);
-    case 13: return launch<K_BF16, 0, 1, true>(ctx, a);
-    case 14: return launch<K_BF16, 1, 0, true>(ctx, a);
-    default: return launch<K_BF16, 1, 1, true>(ctx, a);
-    }
+    const int narrow = cupat__gemm_tc_tile_n ? cupat__gemm_tc_tile_n == 128
+                                             : 2 * tiles(a->m, a->n, NB) <= ctx->sm_count && a->n > 128;
+    return narrow ? by_ops<true, 128>(ctx, a) : by_ops<true, NB>(ctx, a);
 }
