@@ -32,7 +32,7 @@ namespace cupat_scan_dev {
 
 typedef unsigned long long u64;
 enum : unsigned { ST_X = 0, ST_A = 1, ST_P = 2 };
-constexpr int LB_STASH = 4; // windows an ORDERED look-back keeps before it waits
+constexpr int LB_STASH = 8; // windows an ORDERED look-back keeps before it waits
 
 // ---------------------------------------------------------- status words --
 // A status and a value in one word that is read and written whole, so a
@@ -149,6 +149,21 @@ __device__ __forceinline__ unsigned next_tile(unsigned *counter) { return tile_o
 #define CUPAT_SCAN_FIRST_WAIT 1200
 #endif
 
+// Windows of 32 tiles the look-back warp reads in one poll (each lane reads
+// that many status words at once, 1..LB_WMAX). The prefix frontier (the
+// newest tile that has published P) trails the tiles looking back; with one
+// window a tile walks back 32 tiles per L2 round trip, so the chain of
+// prefixes cannot move faster than that (docs/scan-tuning.md section 5).
+#ifndef CUPAT_SCAN_WINDOWS
+#define CUPAT_SCAN_WINDOWS 1
+#endif
+constexpr int LB_WMAX = 4;
+// Experiment hook: called by lane 0 of the look-back warp when its tile's
+// prefix is known, with the rounds (window groups read) and polls it took.
+#ifndef CUPAT_SCAN_LB_STATS
+#define CUPAT_SCAN_LB_STATS(rounds, polls)
+#endif
+
 // Warp 0 only (all 32 lanes). Publishes the tile's aggregate (or, for tile 0,
 // its prefix) and returns the tile's exclusive prefix in every lane (tile 0:
 // `identity`), after publishing its inclusive prefix op(excl, agg).
@@ -175,46 +190,107 @@ __device__ __forceinline__ A lookback(LookbackState<A> st, unsigned tile, A agg,
     during();
     if (CUPAT_SCAN_FIRST_WAIT) __nanosleep(CUPAT_SCAN_FIRST_WAIT);
 
+    const int nw = CUPAT_SCAN_WINDOWS; // window m of a round: tiles base - 32 m + lane
     __shared__ A stash[ORDERED ? LB_STASH : 1][32];
-    int nstash = 0;
-    A later = identity; // UNORDERED: the windows after the current one, reduced
+    int nstash = 0, rounds = 0, polls = 0;
+    (void)rounds;
+    (void)polls;
+    A later = identity; // UNORDERED: the rounds after the current one, reduced
     long long base = (long long)tile - 32;
     for (;;) {
-        const long long idx = base + lane;
-        unsigned flag = ST_P; // before tile 0: the identity, final
-        A v = identity;
-        if (idx >= 0) S::get(&st.status[idx], flag, v);
-        while (__any_sync(cupat_dev::FULL_MASK, flag == ST_X)) { // wait until all 32 have published
-            if (CUPAT_SCAN_BACKOFF) __nanosleep(CUPAT_SCAN_BACKOFF);
-            if (flag == ST_X) S::get(&st.status[idx], flag, v);
+        unsigned flag[LB_WMAX];
+        A v[LB_WMAX];
+#pragma unroll
+        for (int m = 0; m < LB_WMAX; m++) {
+            const long long idx = base - 32 * m + lane;
+            flag[m] = ST_P; // before tile 0: the identity, final
+            v[m] = identity;
+            if (m < nw && idx >= 0) S::get(&st.status[idx], flag[m], v[m]);
         }
-        const bool final_ = flag == ST_P || (flag == ST_A && is_head(v));
-        const unsigned pmask = __ballot_sync(cupat_dev::FULL_MASK, final_);
-        if (pmask) {
-            const int k = 31 - __clz(pmask); // the nearest final tile
-            A acc;
-            if constexpr (ORDERED) {
-                acc = cupat_dev::shfl(v, k);
-                for (int l = k + 1; l < 32; l++) acc = op(acc, cupat_dev::shfl(v, l));
-                for (int s = nstash - 1; s >= 0; s--) // stashed windows, oldest first
-                    for (int l = 0; l < 32; l++) acc = op(acc, stash[s][l]);
-            } else {
-                A mine = (int)lane >= k ? v : identity;
-                acc = op(cupat_dev::warp_reduce<32>(mine, op), later);
+        rounds++;
+        // The nearest final tile (window fm, lane k; fm = nw: none in this
+        // round) once every tile after it has published; poll until then.
+        int fm;
+        unsigned k;
+        for (;;) {
+            bool wait = false;
+            fm = nw;
+            k = 0;
+#pragma unroll
+            for (int m = 0; m < LB_WMAX; m++) {
+                if (m < nw && fm == nw && !wait) {
+                    const bool fin = flag[m] == ST_P || (flag[m] == ST_A && is_head(v[m]));
+                    const unsigned pm = __ballot_sync(cupat_dev::FULL_MASK, fin);
+                    const unsigned xm = __ballot_sync(cupat_dev::FULL_MASK, flag[m] == ST_X);
+                    if (pm) {
+                        k = 31 - __clz(pm);
+                        if (xm >> k) wait = true; // a tile after it has not published
+                        else fm = m;
+                    } else if (xm) {
+                        wait = true;
+                    }
+                }
             }
-            if (lane == 0) S::put(&st.status[tile], ST_P, op(acc, agg));
+            if (!wait) break;
+            polls++;
+            if (CUPAT_SCAN_BACKOFF) __nanosleep(CUPAT_SCAN_BACKOFF);
+#pragma unroll
+            for (int m = 0; m < LB_WMAX; m++)
+                if (m < nw && flag[m] == ST_X) S::get(&st.status[base - 32 * m + lane], flag[m], v[m]);
+        }
+        if (fm < nw) {
+            A acc = identity;
+            if constexpr (ORDERED) {
+                // Left to right from the final tile: window fm from lane k,
+                // the newer windows of this round, then the stashed rounds.
+#pragma unroll
+                for (int m = LB_WMAX - 1; m >= 0; m--) {
+                    if (m < nw && m <= fm) {
+#pragma unroll
+                        for (int l = 0; l < 32; l++) { // all 32 shuffles issue at once
+                            const A s = cupat_dev::shfl(v[m], l);
+                            if (m == fm && l == (int)k) acc = s;
+                            else if (m < fm || l > (int)k) acc = op(acc, s);
+                        }
+                    }
+                }
+                for (int s = nstash - 1; s >= 0; s--) // stashed windows, oldest first
+#pragma unroll
+                    for (int l = 0; l < 32; l++) acc = op(acc, stash[s][l]);
+            } else if constexpr (cupat_dev::op_commutes<Op, A>::value) {
+                A mine = identity;
+#pragma unroll
+                for (int m = 0; m < LB_WMAX; m++)
+                    if (m < nw && (m < fm || (m == fm && lane >= k))) mine = op(mine, v[m]);
+                acc = op(cupat_dev::warp_reduce<32>(mine, op), later);
+            } else { // in tile order: window fm from lane k, then the newer ones
+#pragma unroll
+                for (int m = LB_WMAX - 1; m >= 0; m--)
+                    if (m < nw && m <= fm)
+                        acc = op(acc, cupat_dev::warp_reduce<32>(m == fm && lane < k ? identity : v[m], op));
+                acc = op(acc, later);
+            }
+            if (lane == 0) {
+                S::put(&st.status[tile], ST_P, op(acc, agg));
+                CUPAT_SCAN_LB_STATS(rounds, polls);
+            }
             return acc;
         }
         if constexpr (ORDERED) {
-            if (nstash == LB_STASH) continue; // wait on this window for a P
-            stash[nstash][lane] = v; // slot 0: the nearest window, then older ones
-
+            if (nstash + nw > LB_STASH) continue; // wait on this round for a P
+#pragma unroll
+            for (int m = 0; m < LB_WMAX; m++) // the nearest window first, then older ones
+                if (m < nw) stash[nstash + m][lane] = v[m];
             __syncwarp();
-            nstash++;
+            nstash += nw;
         } else {
-            later = op(cupat_dev::warp_reduce<32>(v, op), later);
+            A r = identity;
+#pragma unroll
+            for (int m = LB_WMAX - 1; m >= 0; m--)
+                if (m < nw) r = op(r, cupat_dev::warp_reduce<32>(v[m], op));
+            later = op(r, later);
         }
-        base -= 32;
+        base -= 32 * nw;
     }
 }
 
@@ -358,15 +434,42 @@ struct NoHead {
     template <typename A> __device__ __forceinline__ bool operator()(const A &) const { return false; }
 };
 
-// Steps 1-4 on a tile already in registers. `a` holds Acc values (plain) or
-// Seg<Acc> (segmented); on return a[j][k] is the element's inclusive value
-// and pre[j] what comes before vector j (identity-free: combined in).
+// Steps 3-4: warp w's total (in every lane of the warp) in, the exclusive
+// prefix of warp w out (the tile's prefix from the look-back combined in).
+// Warp totals are folded left to right through shared memory.
+template <bool ORDERED, int BLOCK, class Op, typename A, class IsHead>
+__device__ __forceinline__ A warp_prefix(A wtotal, A identity, Op op, IsHead is_head, LookbackState<A> st,
+                                         unsigned tile)
+{
+    constexpr int NW = BLOCK / 32;
+    const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+    __shared__ A wt[NW];
+    __shared__ A excl_sh;
+    if (lane == 31) wt[w] = wtotal;
+    __syncthreads();
+    if (w == 0) {
+        A agg = identity;
+#pragma unroll
+        for (int k = 0; k < NW; k++) agg = op(agg, wt[k]);
+        A excl = lookback<ORDERED>(st, tile, agg, identity, op, is_head);
+        if (lane == 0) excl_sh = excl;
+    }
+    A wpre = identity;
+    for (int k = 0; k < (int)w; k++) wpre = op(wpre, wt[k]);
+    __syncthreads();
+    return op(excl_sh, wpre);
+}
+
+// Steps 1-4 on a tile already in registers (warp-striped). `a` holds Acc
+// values (plain) or Seg<Acc> (segmented); on return a[j][k] is the element's
+// inclusive value and pre[j] what comes before vector j (identity-free:
+// combined in).
 template <bool ORDERED, int BLOCK = DC_BLOCK, int NV = DC_NV, class Op, typename A, class IsHead>
 __device__ __forceinline__ void tile_scan(A (&a)[NV][16 / sizeof(A) > 0 ? 16 / sizeof(A) : 1], A (&pre)[NV],
                                           A identity, Op op, IsHead is_head, LookbackState<A> st, unsigned tile)
 {
     typedef Shape<A, BLOCK, NV> SH;
-    const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+    const unsigned lane = cupat_dev::lane_id();
 #pragma unroll
     for (int j = 0; j < NV; j++)
 #pragma unroll
@@ -380,23 +483,80 @@ __device__ __forceinline__ void tile_scan(A (&a)[NV][16 / sizeof(A) > 0 ? 16 / s
         pre[j] = op(carry, below);
         carry = op(carry, cupat_dev::shfl(inc, 31));
     }
-    __shared__ A wt[SH::NW];
-    __shared__ A excl_sh;
-    if (lane == 31) wt[w] = carry;
-    __syncthreads();
-    if (w == 0) {
-        A agg = identity;
-#pragma unroll
-        for (int k = 0; k < SH::NW; k++) agg = op(agg, wt[k]);
-        A excl = lookback<ORDERED>(st, tile, agg, identity, op, is_head);
-        if (lane == 0) excl_sh = excl;
-    }
-    A wpre = identity;
-    for (int k = 0; k < (int)w; k++) wpre = op(wpre, wt[k]);
-    __syncthreads();
-    const A p = op(excl_sh, wpre);
+    const A p = warp_prefix<ORDERED, BLOCK>(carry, identity, op, is_head, st, tile);
 #pragma unroll
     for (int j = 0; j < NV; j++) pre[j] = op(p, pre[j]);
+}
+
+// ------------------------------------------------- thread-blocked tiles --
+// The warp's vectors pass through shared memory so that thread `lane` holds
+// vectors lane * NV .. lane * NV + NV - 1 of the warp's run: NV * V
+// consecutive elements, scanned serially, and only the thread's total goes
+// through the warp's shuffles (CUB's BlockLoad warp transpose). Slot q of the
+// warp's buffer sits at q + q / (P NV), one 16-byte pad every P threads
+// (P = 8 / gcd(NV, 8)): the 8 lanes of each phase of a 16-byte shared access
+// meet 8 different bank groups, in both directions.
+template <int NV> struct Transpose {
+    static constexpr int G = NV % 8 == 0 ? 8 : NV % 4 == 0 ? 4 : NV % 2 == 0 ? 2 : 1;
+    static constexpr int P = 8 / G;
+    static constexpr int SLOTS = 32 * NV + 32 / P; // 16-byte slots a warp
+    __device__ __forceinline__ static int slot(int q) { return q + q / (P * NV); }
+};
+
+template <int NV, int V, typename A> __device__ __forceinline__ void striped_to_blocked(A (&a)[NV][V], uint4 *buf)
+{
+    static_assert(V * sizeof(A) == 16, "16-byte vectors");
+    const int lane = (int)cupat_dev::lane_id();
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+        uint4 q;
+        memcpy(&q, a[j], 16);
+        buf[Transpose<NV>::slot(j * 32 + lane)] = q;
+    }
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+        uint4 q = buf[Transpose<NV>::slot(lane * NV + j)];
+        memcpy(a[j], &q, 16);
+    }
+    __syncwarp(); // the buffer is free for blocked_to_striped
+}
+template <int NV, int V, typename A> __device__ __forceinline__ void blocked_to_striped(A (&a)[NV][V], uint4 *buf)
+{
+    const int lane = (int)cupat_dev::lane_id();
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+        uint4 q;
+        memcpy(&q, a[j], 16);
+        buf[Transpose<NV>::slot(lane * NV + j)] = q;
+    }
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+        uint4 q = buf[Transpose<NV>::slot(j * 32 + lane)];
+        memcpy(a[j], &q, 16);
+    }
+    __syncwarp();
+}
+
+// Steps 1-4 on a thread-blocked tile: a[][] becomes the thread's inclusive
+// values (serial, left to right); returns what comes before the thread's
+// first element (tile prefix, warp prefix, the lanes below).
+template <bool ORDERED, int BLOCK, int NV, int V, class Op, typename A, class IsHead>
+__device__ __forceinline__ A tile_scan_blocked(A (&a)[NV][V], A identity, Op op, IsHead is_head,
+                                               LookbackState<A> st, unsigned tile)
+{
+    const unsigned lane = cupat_dev::lane_id();
+    A run = a[0][0];
+#pragma unroll
+    for (int j = 0; j < NV; j++)
+#pragma unroll
+        for (int k = 0; k < V; k++)
+            if (j + k > 0) run = a[j][k] = op(run, a[j][k]);
+    const A inc = cupat_dev::warp_inclusive_scan<32>(a[NV - 1][V - 1], op);
+    const A below = cupat_dev::shfl_up(inc, 1);
+    const A p = warp_prefix<ORDERED, BLOCK>(cupat_dev::shfl(inc, 31), identity, op, is_head, st, tile);
+    return lane == 0 ? p : op(p, below);
 }
 
 // scan_lookback.cu: the default scan as an exclusive u64 sum over caller

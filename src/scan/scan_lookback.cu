@@ -77,7 +77,12 @@ __device__ __forceinline__ void outputs(bool exclusive, const A (&pre)[NV], cons
     }
 }
 
-template <typename T, int OP, int BLOCK = DC_BLOCK, int NV = DC_NV, bool DYN = false, int MINB = 1>
+// BLOCKED: the tile is transposed through shared memory (lookback.cuh,
+// striped_to_blocked) so each thread scans NV * V consecutive elements
+// serially and one value a thread goes through the warp scan; otherwise the
+// warp-striped vectors are scanned in registers (NV warp scans a thread).
+template <typename T, int OP, int BLOCK = DC_BLOCK, int NV = DC_NV, bool DYN = false, int MINB = 1,
+          bool BLOCKED = false>
 __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, size_t n, int exclusive, int vec,
                                                       LookbackState<typename ScanOp<T, OP>::Acc> st)
 {
@@ -97,13 +102,33 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, siz
 
     A a[NV][V];
     load_striped(xa, wbase, n, fast, id, a);
-    A pre[NV];
-    tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
-
-    A out[NV][V];
-    outputs(exclusive, pre, a, op, out);
-    if (exclusive && tile == 0 && w == 0 && lane == 0) out[0][0] = O::first();
-    store_striped(ya, wbase, n, fast, out);
+    if constexpr (BLOCKED) {
+        __shared__ uint4 buf[SH::NW][Transpose<NV>::SLOTS];
+        striped_to_blocked(a, buf[w]);
+        const A pre = tile_scan_blocked<O::FLOAT_SUM, BLOCK>(a, id, op, NoHead(), st, tile);
+        if (exclusive) { // element i gets pre + inclusive(i - 1): shift down, last first
+#pragma unroll
+            for (int j = NV - 1; j >= 0; j--)
+#pragma unroll
+                for (int k = V - 1; k >= 0; k--)
+                    a[j][k] = j + k == 0 ? pre : op(pre, k ? a[j][k - 1] : a[j > 0 ? j - 1 : 0][V - 1]);
+            if (tile == 0 && w == 0 && lane == 0) a[0][0] = O::first();
+        } else {
+#pragma unroll
+            for (int j = 0; j < NV; j++)
+#pragma unroll
+                for (int k = 0; k < V; k++) a[j][k] = op(pre, a[j][k]);
+        }
+        blocked_to_striped(a, buf[w]);
+        store_striped(ya, wbase, n, fast, a);
+    } else {
+        A pre[NV];
+        tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
+        A out[NV][V];
+        outputs(exclusive, pre, a, op, out);
+        if (exclusive && tile == 0 && w == 0 && lane == 0) out[0][0] = O::first();
+        store_striped(ya, wbase, n, fast, out);
+    }
 }
 
 // ---------------------------------------------- persistent, TMA bulk loads --

@@ -32,6 +32,9 @@ template <typename T, int OP> struct ScanOp {
     __device__ __forceinline__ static Acc first() { return FLOAT_SUM ? Acc(0) : R::identity(); }
     // A functor for the cupat_dev warp/block helpers.
     struct F {
+        // Integer sums wrap, min/max pick: both orders give the same bits
+        // (cupat_dev::op_commutes; lets the look-back fold windows per lane).
+        static constexpr bool commutative = std::is_integral<T>::value;
         __device__ __forceinline__ Acc operator()(Acc a, Acc b) const { return R::comb(a, b); }
     };
 };
