@@ -32,7 +32,7 @@ namespace cupat_scan_dev {
 
 typedef unsigned long long u64;
 enum : unsigned { ST_X = 0, ST_A = 1, ST_P = 2 };
-constexpr int LB_STASH = 8; // windows an ORDERED look-back keeps before it waits
+constexpr int LB_STASH = 4; // windows an ORDERED look-back keeps before it waits
 
 // ---------------------------------------------------------- status words --
 // A status and a value in one word that is read and written whole, so a
@@ -149,19 +149,11 @@ __device__ __forceinline__ unsigned next_tile(unsigned *counter) { return tile_o
 #define CUPAT_SCAN_FIRST_WAIT 1200
 #endif
 
-// Windows of 32 tiles the look-back warp reads in one poll (each lane reads
-// that many status words at once, 1..LB_WMAX). The prefix frontier (the
-// newest tile that has published P) trails the tiles looking back; with one
-// window a tile walks back 32 tiles per L2 round trip, so the chain of
-// prefixes cannot move faster than that (docs/scan-tuning.md section 5).
-#ifndef CUPAT_SCAN_WINDOWS
-#define CUPAT_SCAN_WINDOWS 1
-#endif
-constexpr int LB_WMAX = 4;
-// Experiment hook: called by lane 0 of the look-back warp when its tile's
-// prefix is known, with the rounds (window groups read) and polls it took.
+// Experiment hook (bench/experiments/scan_blocked.cu): called by lane 0 of
+// the look-back warp once its tile's prefix is known, with the windows it
+// read and the polls it made.
 #ifndef CUPAT_SCAN_LB_STATS
-#define CUPAT_SCAN_LB_STATS(rounds, polls)
+#define CUPAT_SCAN_LB_STATS(windows, polls)
 #endif
 
 // Warp 0 only (all 32 lanes). Publishes the tile's aggregate (or, for tile 0,
@@ -190,107 +182,57 @@ __device__ __forceinline__ A lookback(LookbackState<A> st, unsigned tile, A agg,
     during();
     if (CUPAT_SCAN_FIRST_WAIT) __nanosleep(CUPAT_SCAN_FIRST_WAIT);
 
-    const int nw = CUPAT_SCAN_WINDOWS; // window m of a round: tiles base - 32 m + lane
     __shared__ A stash[ORDERED ? LB_STASH : 1][32];
-    int nstash = 0, rounds = 0, polls = 0;
-    (void)rounds;
+    int nstash = 0, windows = 0, polls = 0;
+    (void)windows;
     (void)polls;
-    A later = identity; // UNORDERED: the rounds after the current one, reduced
+    A later = identity; // UNORDERED: the windows after the current one, reduced
     long long base = (long long)tile - 32;
     for (;;) {
-        unsigned flag[LB_WMAX];
-        A v[LB_WMAX];
-#pragma unroll
-        for (int m = 0; m < LB_WMAX; m++) {
-            const long long idx = base - 32 * m + lane;
-            flag[m] = ST_P; // before tile 0: the identity, final
-            v[m] = identity;
-            if (m < nw && idx >= 0) S::get(&st.status[idx], flag[m], v[m]);
-        }
-        rounds++;
-        // The nearest final tile (window fm, lane k; fm = nw: none in this
-        // round) once every tile after it has published; poll until then.
-        int fm;
-        unsigned k;
-        for (;;) {
-            bool wait = false;
-            fm = nw;
-            k = 0;
-#pragma unroll
-            for (int m = 0; m < LB_WMAX; m++) {
-                if (m < nw && fm == nw && !wait) {
-                    const bool fin = flag[m] == ST_P || (flag[m] == ST_A && is_head(v[m]));
-                    const unsigned pm = __ballot_sync(cupat_dev::FULL_MASK, fin);
-                    const unsigned xm = __ballot_sync(cupat_dev::FULL_MASK, flag[m] == ST_X);
-                    if (pm) {
-                        k = 31 - __clz(pm);
-                        if (xm >> k) wait = true; // a tile after it has not published
-                        else fm = m;
-                    } else if (xm) {
-                        wait = true;
-                    }
-                }
-            }
-            if (!wait) break;
+        const long long idx = base + lane;
+        unsigned flag = ST_P; // before tile 0: the identity, final
+        A v = identity;
+        if (idx >= 0) S::get(&st.status[idx], flag, v);
+        windows++;
+        while (__any_sync(cupat_dev::FULL_MASK, flag == ST_X)) { // wait until all 32 have published
             polls++;
             if (CUPAT_SCAN_BACKOFF) __nanosleep(CUPAT_SCAN_BACKOFF);
-#pragma unroll
-            for (int m = 0; m < LB_WMAX; m++)
-                if (m < nw && flag[m] == ST_X) S::get(&st.status[base - 32 * m + lane], flag[m], v[m]);
+            if (flag == ST_X) S::get(&st.status[idx], flag, v);
         }
-        if (fm < nw) {
+        const bool final_ = flag == ST_P || (flag == ST_A && is_head(v));
+        const unsigned pmask = __ballot_sync(cupat_dev::FULL_MASK, final_);
+        if (pmask) {
+            const int k = 31 - __clz(pmask); // the nearest final tile
             A acc = identity;
             if constexpr (ORDERED) {
-                // Left to right from the final tile: window fm from lane k,
-                // the newer windows of this round, then the stashed rounds.
 #pragma unroll
-                for (int m = LB_WMAX - 1; m >= 0; m--) {
-                    if (m < nw && m <= fm) {
-#pragma unroll
-                        for (int l = 0; l < 32; l++) { // all 32 shuffles issue at once
-                            const A s = cupat_dev::shfl(v[m], l);
-                            if (m == fm && l == (int)k) acc = s;
-                            else if (m < fm || l > (int)k) acc = op(acc, s);
-                        }
-                    }
+                for (int l = 0; l < 32; l++) { // unrolled: the 32 shuffles issue at once, the adds chain
+                    const A s = cupat_dev::shfl(v, l);
+                    if (l == k) acc = s;
+                    else if (l > k) acc = op(acc, s);
                 }
                 for (int s = nstash - 1; s >= 0; s--) // stashed windows, oldest first
 #pragma unroll
                     for (int l = 0; l < 32; l++) acc = op(acc, stash[s][l]);
-            } else if constexpr (cupat_dev::op_commutes<Op, A>::value) {
-                A mine = identity;
-#pragma unroll
-                for (int m = 0; m < LB_WMAX; m++)
-                    if (m < nw && (m < fm || (m == fm && lane >= k))) mine = op(mine, v[m]);
+            } else {
+                A mine = (int)lane >= k ? v : identity;
                 acc = op(cupat_dev::warp_reduce<32>(mine, op), later);
-            } else { // in tile order: window fm from lane k, then the newer ones
-#pragma unroll
-                for (int m = LB_WMAX - 1; m >= 0; m--)
-                    if (m < nw && m <= fm)
-                        acc = op(acc, cupat_dev::warp_reduce<32>(m == fm && lane < k ? identity : v[m], op));
-                acc = op(acc, later);
             }
             if (lane == 0) {
                 S::put(&st.status[tile], ST_P, op(acc, agg));
-                CUPAT_SCAN_LB_STATS(rounds, polls);
+                CUPAT_SCAN_LB_STATS(windows, polls);
             }
             return acc;
         }
         if constexpr (ORDERED) {
-            if (nstash + nw > LB_STASH) continue; // wait on this round for a P
-#pragma unroll
-            for (int m = 0; m < LB_WMAX; m++) // the nearest window first, then older ones
-                if (m < nw) stash[nstash + m][lane] = v[m];
+            if (nstash == LB_STASH) continue; // wait on this window for a P
+            stash[nstash][lane] = v; // slot 0: the nearest window, then older ones
             __syncwarp();
-            nstash += nw;
+            nstash++;
         } else {
-            A r = identity;
-#pragma unroll
-            for (int m = LB_WMAX - 1; m >= 0; m--)
-                if (m < nw) r = op(r, cupat_dev::warp_reduce<32>(v[m], op));
-            later = op(r, later);
+            later = op(cupat_dev::warp_reduce<32>(v, op), later);
         }
-        base -= 32 * nw;
+        base -= 32;
     }
 }
 

@@ -52,10 +52,11 @@ static const cupat_variant_info scan_rungs[SR_COUNT] = {
                              "its prefix: 3n traffic, no block waits on another",
                              "beyond the books (Merrill & Grimshaw 2009)", CUDA, 0},
     [SR_DECOUPLED] = {"scan", "decoupled",
-                      "single pass: 16-byte loads, warp-shuffle tile scan, decoupled "
-                      "look-back over 32 predecessors at once after a 1.2 us wait, 10 "
-                      "resident blocks an SM to hide it; float sums chained in a fixed "
-                      "order (deterministic)",
+                      "single pass: 16-byte loads transposed through shared memory so "
+                      "each thread scans 24 consecutive elements serially and one warp "
+                      "scan joins them; decoupled look-back over 32 predecessors at once "
+                      "after a 1.2 us wait; float sums chained in a fixed order "
+                      "(deterministic)",
                       "beyond the books (Merrill & Garland 2016)", CUDA, 1},
     [SR_DECOUPLED_TMA] = {"scan", "decoupled_tma",
                           "decoupled look-back with persistent blocks: each 24 KiB tile comes "
@@ -77,8 +78,9 @@ _Static_assert(sizeof scan_rungs / sizeof scan_rungs[0] == SR_COUNT, "scan ladde
 
 static const cupat_variant_info segscan_rungs[SG_COUNT] = {
     [SG_DECOUPLED] = {"segscan", "decoupled",
-                      "single pass: (head flag, value) pairs under the segmented operator, "
-                      "decoupled look-back that stops at a segment head",
+                      "single pass: each thread scans its consecutive elements serially, "
+                      "restarting at heads; (head, value) thread totals under the "
+                      "segmented operator; decoupled look-back that stops at a segment head",
                       "beyond the books (Schwartz 1980 segmented operator; Merrill & "
                       "Garland 2016)",
                       CUDA, 1},

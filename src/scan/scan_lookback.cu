@@ -2,18 +2,22 @@
 // scans (pattern "segscan"): one pass over the data, decoupled look-back
 // (lookback.cuh) for each tile's prefix.
 //
-// Tile layout (warp-striped 16-byte vectors): a warp owns 32 x NV vectors of
-// V = 16 / sizeof(element) elements; vector (j, lane) sits at position
-// j * 32 + lane of the warp's run, so each load instruction of the warp reads
-// 512 contiguous bytes. Scan order inside a warp is therefore: vector by
-// vector, lanes 0..31 for j = 0, then for j = 1, ...
-//   1. each thread scans its vectors' V elements serially (V - 1 combines);
-//   2. per j, a warp shuffle scan of the vector totals (cupat_dev), carried
-//      from j to j + 1;
+// Tile layout: a warp owns 32 x NV 16-byte vectors of V = 16 / sizeof(element)
+// elements, loaded warp-striped (vector (j, lane) at position j * 32 + lane of
+// the warp's run, so each load instruction of the warp reads 512 contiguous
+// bytes). The default scan then transposes them through shared memory
+// (thread-blocked: thread `lane` holds the NV V consecutive elements from
+// lane * NV V) and
+//   1. each thread scans its elements serially (NV V - 1 combines);
+//   2. one warp shuffle scan of the thread totals;
 //   3. the warp totals (shared memory) folded left to right: warp prefixes
 //      and the tile aggregate;
 //   4. warp 0 looks back for the tile's prefix; every element gets
-//      op(tile prefix, warp prefix, vector prefix, its own inclusive value).
+//      op(tile prefix, warp prefix, lanes below, its own inclusive value),
+//      and the tile goes back through shared memory to striped stores.
+// The striped form (decoupled_tma, the segmented scans) scans in registers
+// instead: per vector V - 1 combines, then per j a warp scan of the vector
+// totals carried from j to j + 1 (NV warp scans a thread), then 3-4.
 // Every combine has a fixed place, so float sums give the same bits run after
 // run (the look-back's ORDERED fold makes the tile prefixes a fixed chain).
 #include "internal.h"
@@ -25,10 +29,17 @@
 
 namespace cupat_scan_dev {
 
-// The plain scan's tile: 128 threads x 6 vectors (3072 4-byte elements), at
-// least 10 blocks resident per SM. Measured on the H100 (docs/scan.md): the
-// look-back's wait is hidden by more resident tiles, not by larger ones.
-constexpr int SCAN_BLOCK = 128, SCAN_NV = 6, SCAN_MINB = 10;
+// The plain scan's tile: 128 threads, thread-blocked, 6 vectors a thread for
+// 4-byte types (3072 elements, 10 blocks resident an SM), 8 for 8-byte types
+// (2048 elements, 8 resident). Measured on the H100 (docs/scan-tuning.md
+// section 5, bench/experiments/scan_blocked.cu).
+constexpr int SCAN_BLOCK = 128;
+template <typename A> struct ScanShape {
+    static constexpr int NV = sizeof(A) == 4 ? 6 : 8;
+    static constexpr int MINB = sizeof(A) == 4 ? 10 : 8;
+    static constexpr int TILE = Shape<A, SCAN_BLOCK, NV>::TILE;
+};
+
 
 // A segmented value: v since the last head, and whether a head is inside.
 // {v, head} in this order, so 8-byte values keep their 12 meaningful bytes in
@@ -229,73 +240,85 @@ __global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_
 // Element i starts a segment when i == 0 or (HEADS_FLAGS) flags[i] != 0 or
 // (HEADS_KEY*) its key's bits differ from key i - 1's (lookback.cuh:
 // flag_bits, key_change_bits).
-constexpr int SEG_BLOCK = 128, SEG_NV = 4;
-// Resident blocks an SM: 8 for 4-byte values, 4 for 8-byte ones (their
-// (value, head) pairs need the registers; fewer would spill).
-template <typename A> constexpr int seg_minb() { return sizeof(A) == 4 ? 8 : 4; }
+// Thread-blocked tiles as in the plain scan: values through shared memory,
+// each thread's heads read straight from flags or keys at its own
+// consecutive elements (a warp's loads still cover whole lines between them).
+// SegShape: vectors a thread and resident blocks (H100, docs/scan-tuning.md).
+constexpr int SEG_BLOCK = 128;
+template <typename A> struct SegShape {
+    static constexpr int NV = sizeof(A) == 4 ? 6 : 8;
+    static constexpr int MINB = sizeof(A) == 4 ? 8 : 6;
+    static constexpr int TILE = Shape<A, SEG_BLOCK, NV>::TILE;
+};
 
-template <typename T, int OP>
-__global__ void __launch_bounds__(SEG_BLOCK, seg_minb<typename ScanOp<T, OP>::Acc>())
-    k_segscan(const T *x, T *y, size_t n, int exclusive, int heads, int vec, const uint8_t *flags,
-              const void *keys, LookbackState<Seg<typename ScanOp<T, OP>::Acc>> st)
+template <typename T, int OP, int NV = SegShape<typename ScanOp<T, OP>::Acc>::NV,
+          int MINB = SegShape<typename ScanOp<T, OP>::Acc>::MINB>
+__global__ void __launch_bounds__(SEG_BLOCK, MINB)
+    k_segscan(const T *x, T *y, size_t n, int exclusive, int heads, int vec, const uint8_t *flags, const void *keys,
+              LookbackState<Seg<typename ScanOp<T, OP>::Acc>> st)
 {
     typedef ScanOp<T, OP> O;
     typedef typename O::Acc A;
     typedef Seg<A> S;
-    // The value vectors set the shape: V elements of A per 16 bytes.
-    constexpr int V = Shape<A, SEG_BLOCK, SEG_NV>::V;
-    constexpr int WARP_ITEMS = Shape<A, SEG_BLOCK, SEG_NV>::WARP_ITEMS, TILE = Shape<A, SEG_BLOCK, SEG_NV>::TILE;
-    SegOp<typename O::F> op;
+    typedef Shape<A, SEG_BLOCK, NV> SH;
+    constexpr int V = SH::V;
+    static_assert(NV * V <= 32, "a thread's heads in one 32-bit mask");
+    typename O::F vop;
+    const SegOp<typename O::F> op = {vop};
     const S id = {O::identity(), 0u};
     const unsigned tile = tile_of_block<false>(st.counter);
-    const unsigned lane = cupat_dev::lane_id();
-    const size_t wbase = (size_t)tile * TILE + (size_t)(threadIdx.x / 32) * WARP_ITEMS;
-    const bool full = (size_t)tile * TILE + TILE <= n;
+    const unsigned lane = cupat_dev::lane_id(), w = threadIdx.x / 32;
+    const size_t wbase = (size_t)tile * SH::TILE + (size_t)w * SH::WARP_ITEMS;
+    const size_t e0 = wbase + (size_t)lane * NV * V; // the thread's first element
+    const bool full = (size_t)tile * SH::TILE + SH::TILE <= n;
     const bool fast = full && (vec & VEC_DATA), hvec = full && (vec & VEC_HEADS);
 
-    A a[SEG_NV][V];
+    A a[NV][V];
     load_striped((const A *)x, wbase, n, fast, O::identity(), a);
-    // Each thread's vectors are scanned serially here (the head bits kept in
-    // `hm`); tile_scan then gets one row per vector holding only the
-    // vector's total, and returns what comes before each vector. Past n: the
-    // identity, no head.
-    constexpr int SV = Shape<S, SEG_BLOCK, SEG_NV>::V;
-    S s[SEG_NV][V];
+    __shared__ uint4 buf[SH::NW][Transpose<NV>::SLOTS];
+    striped_to_blocked(a, buf[w]);
+    // Bit e of hm: the thread's element e starts a segment. Past n: no head.
     unsigned hm = 0;
 #pragma unroll
-    for (int j = 0; j < SEG_NV; j++) {
-        const size_t i0 = wbase + (size_t)(j * 32 + lane) * V;
+    for (int j = 0; j < NV; j++) {
+        const size_t i0 = e0 + (size_t)j * V;
         unsigned h = heads == HEADS_FLAGS  ? flag_bits<V>(flags, i0, n, hvec)
                      : heads == HEADS_KEY4 ? key_change_bits<V, 4>(keys, i0, n, hvec)
                                            : key_change_bits<V, 8>(keys, i0, n, hvec);
-        if (i0 == 0) h |= 1u;
         hm |= h << (j * V);
-#pragma unroll
-        for (int k = 0; k < V; k++) {
-            S e = {a[j][k], h >> k & 1u};
-            s[j][k] = k == 0 ? e : op(s[j][k - 1], e); // inclusive within the vector
-        }
     }
-    S tot[SEG_NV][SV];
+    if (e0 == 0) hm |= 1u;
+    // Serial within the thread: a[] becomes the value since the last head
+    // (or since the thread's first element); the thread's total carries
+    // whether a head is inside.
+    A run = a[0][0];
 #pragma unroll
-    for (int j = 0; j < SEG_NV; j++) {
+    for (int j = 0; j < NV; j++)
 #pragma unroll
-        for (int k = 0; k < SV - 1; k++) tot[j][k] = id;
-        tot[j][SV - 1] = s[j][V - 1];
-    }
-    S pre[SEG_NV];
-    tile_scan<O::FLOAT_SUM, SEG_BLOCK, SEG_NV>(tot, pre, id, op, SegHead(), st, tile);
-
-    A o[SEG_NV][V];
+        for (int k = 0; k < V; k++)
+            if (j + k > 0) run = a[j][k] = (hm >> (j * V + k) & 1u) ? a[j][k] : vop(run, a[j][k]);
+    S tot[1][1] = {{{run, hm != 0}}};
+    const S pre = tile_scan_blocked<O::FLOAT_SUM, SEG_BLOCK>(tot, id, op, SegHead(), st, tile);
+    // Element e: op(pre, own) where no head is at or before e in the thread.
+    if (exclusive) { // shift down, last first
 #pragma unroll
-    for (int j = 0; j < SEG_NV; j++)
-#pragma unroll
-        for (int k = 0; k < V; k++) {
-            if (!exclusive) o[j][k] = op(pre[j], s[j][k]).v;
-            else if (hm >> (j * V + k) & 1u) o[j][k] = O::first();
-            else o[j][k] = (k == 0 ? pre[j] : op(pre[j], s[j][k - 1])).v;
+        for (int e = NV * V - 1; e >= 0; e--) {
+            A r;
+            if (hm >> e & 1u) r = O::first();
+            else if (e == 0) r = pre.v;
+            else {
+                const A prev = a[(e - 1) / V][(e - 1) % V];
+                r = (hm & ((1u << e) - 1)) ? prev : vop(pre.v, prev);
+            }
+            a[e / V][e % V] = r;
         }
-    store_striped((A *)y, wbase, n, fast, o);
+    } else {
+#pragma unroll
+        for (int e = 0; e < NV * V; e++)
+            if (!(hm & ((2u << e) - 1))) a[e / V][e % V] = vop(pre.v, a[e / V][e % V]);
+    }
+    blocked_to_striped(a, buf[w]);
+    store_striped((A *)y, wbase, n, fast, a);
 }
 
 // ------------------------------------------------------------- launchers --
@@ -346,12 +369,12 @@ cupat_status scan_decoupled(cupat_ctx *ctx, const scan_req *r)
             k<<<grid, TMA_BLOCK, SMEM, ctx->stream>>>((const T *)r->x, (T *)r->y, r->n, r->exclusive, st, tiles);
             return cupat__launched(ctx, "k_decoupled_tma");
         }
-        constexpr int TILE = Shape<A, SCAN_BLOCK, SCAN_NV>::TILE;
-        CUPAT_TRY(too_big(ctx, r->fn, r->n, TILE));
-        unsigned tiles = tiles_of(r->n, TILE);
+        typedef ScanShape<A> SS;
+        CUPAT_TRY(too_big(ctx, r->fn, r->n, SS::TILE));
+        unsigned tiles = tiles_of(r->n, SS::TILE);
         LookbackState<A> st;
         CUPAT_TRY(state(ctx, tiles, st));
-        k_decoupled<T, OP, SCAN_BLOCK, SCAN_NV, false, sizeof(A) == 4 ? SCAN_MINB : 6>
+        k_decoupled<T, OP, SCAN_BLOCK, SS::NV, false, SS::MINB, true>
             <<<tiles, SCAN_BLOCK, 0, ctx->stream>>>((const T *)r->x, (T *)r->y, r->n, r->exclusive, vec, st);
         return cupat__launched(ctx, "k_decoupled");
     });
@@ -361,17 +384,18 @@ cupat_status scan_decoupled(cupat_ctx *ctx, const scan_req *r)
 // scan_scatter rung carves its arrays and this from one allocation).
 size_t exclusive_sum_u64_state_bytes(size_t n)
 {
-    return LookbackState<unsigned long long>::bytes(tiles_of(n, Shape<unsigned long long>::TILE));
+    return LookbackState<unsigned long long>::bytes(tiles_of(n, ScanShape<unsigned long long>::TILE));
 }
 cupat_status exclusive_sum_u64(cupat_ctx *ctx, const unsigned long long *x, unsigned long long *y, size_t n,
                                void *state)
 {
     typedef unsigned long long T;
-    unsigned tiles = tiles_of(n, Shape<T>::TILE);
+    typedef ScanShape<T> SS;
+    unsigned tiles = tiles_of(n, SS::TILE);
     CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(state, 0, exclusive_sum_u64_state_bytes(n), ctx->stream));
     LookbackState<T> st = LookbackState<T>::carve(state);
     int vec = aligned16(x) && aligned16(y);
-    k_decoupled<T, OP_SUM><<<tiles, DC_BLOCK, 0, ctx->stream>>>(x, y, n, 1, vec, st);
+    k_decoupled<T, OP_SUM, SCAN_BLOCK, SS::NV, false, SS::MINB, true><<<tiles, SCAN_BLOCK, 0, ctx->stream>>>(x, y, n, 1, vec, st);
     return cupat__launched(ctx, "k_decoupled");
 }
 
@@ -382,12 +406,12 @@ cupat_status segscan_decoupled(cupat_ctx *ctx, const scan_req *r)
         typedef typename decltype(tt)::type T;
         constexpr int OP = decltype(oo)::value;
         typedef typename ScanOp<T, OP>::Acc A;
-        constexpr int TILE = Shape<A, SEG_BLOCK, SEG_NV>::TILE;
+        constexpr int TILE = SegShape<A>::TILE;
         CUPAT_TRY(too_big(ctx, r->fn, r->n, TILE));
         unsigned tiles = tiles_of(r->n, TILE);
         LookbackState<Seg<A>> st;
         CUPAT_TRY(state(ctx, tiles, st));
-        constexpr int V = Shape<A, SEG_BLOCK, SEG_NV>::V;
+        constexpr int V = Shape<A, SEG_BLOCK, SegShape<A>::NV>::V;
         const size_t ks = heads == HEADS_KEY4 ? 4 : 8, kal = V * ks < 16 ? V * ks : 16;
         int vec = aligned16(r->x) && aligned16(r->y) ? VEC_DATA : 0;
         if (heads == HEADS_FLAGS ? (uintptr_t)r->flags % V == 0 : (uintptr_t)r->keys % kal == 0) vec |= VEC_HEADS;
@@ -413,17 +437,21 @@ cupat_status cupat__scan_cuda(cupat_ctx *ctx, const scan_req *r)
     return cupat_scan_dev::scan_decoupled(ctx, r);
 }
 
-// Float-sum depth of the look-back rungs (see the file comment): an element
-// passes at most V - 1 adds in its vector, 5 in the warp scan, 1 + NV for
-// the carry from vector to vector, NW for the warp fold (aggregate or warp
-// prefix), one a tile in the chain of tile prefixes, then the three adds that
-// assemble an output (tile prefix + warp prefix, + vector prefix, + own value)
-// and one in the look-back's fold (the identity in front).
-static size_t lookback_depth(size_t n, size_t esize, size_t block, size_t nv)
+// Float-sum depth of the look-back rungs (see the file comment). Thread-
+// blocked tiles (the default scan): an element passes at most NV V - 1 adds
+// in its thread, 5 in the warp scan of the thread totals, NW in the warp fold
+// (aggregate or warp prefix), one a tile in the chain of tile prefixes, then
+// the three adds that assemble an output (tile prefix + warp prefix, + the
+// lanes below, + own value) and one in the look-back's fold (the identity in
+// front). Warp-striped tiles (decoupled_tma, segmented scans): V - 1 in the
+// vector, 5 in the warp scan, 1 + NV for the carry from vector to vector, and
+// the same from the warp fold on.
+static size_t lookback_depth(size_t n, size_t esize, size_t block, size_t nv, bool blocked)
 {
     size_t v = 16 / esize, nw = block / 32;
     size_t tile = nw * 32 * nv * v;
     size_t tiles = (n + tile - 1) / tile;
+    if (blocked) return (nv * v - 1) + 5 + nw + tiles + 3 + 1;
     return (v - 1) + 5 + 1 + nv + nw + tiles + 3 + 1;
 }
 
@@ -432,9 +460,11 @@ size_t cupat__scan_depth_cuda(const cupat_ctx *ctx, int rung, cupat_type t, size
     (void)ctx;
     if (n <= 1) return 0;
     size_t es = cupat_type_size(t);
-    size_t d = lookback_depth(n, es, cupat_scan_dev::SCAN_BLOCK, cupat_scan_dev::SCAN_NV);
+    using cupat_scan_dev::ScanShape;
+    size_t nv = es == 4 ? ScanShape<uint32_t>::NV : ScanShape<uint64_t>::NV;
+    size_t d = lookback_depth(n, es, cupat_scan_dev::SCAN_BLOCK, nv, true);
     if (rung == SR_DECOUPLED_TMA) { // misaligned data runs the plain kernel: the larger bound
-        size_t d2 = lookback_depth(n, es, cupat_scan_dev::TMA_BLOCK, cupat_scan_dev::TMA_NV);
+        size_t d2 = lookback_depth(n, es, cupat_scan_dev::TMA_BLOCK, cupat_scan_dev::TMA_NV, false);
         if (d2 > d) d = d2;
     }
     return d;
@@ -445,7 +475,9 @@ size_t cupat__segscan_depth(const cupat_ctx *ctx, int rung, cupat_type t, size_t
     if (n <= 1) return 0;
     (void)ctx;
     if (rung != SG_DECOUPLED) return n; /* CPU rungs: serial within segments */
-    return lookback_depth(n, cupat_type_size(t), cupat_scan_dev::SEG_BLOCK, cupat_scan_dev::SEG_NV);
+    using cupat_scan_dev::SegShape;
+    size_t es = cupat_type_size(t), nv = es == 4 ? SegShape<uint32_t>::NV : SegShape<uint64_t>::NV;
+    return lookback_depth(n, es, cupat_scan_dev::SEG_BLOCK, nv, true);
 }
 
 } // extern "C"
