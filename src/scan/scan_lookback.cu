@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, siz
     A *ya = (A *)y;
 
     A a[NV][V];
-    load_striped(xa, wbase, n, fast, id, a);
+    load_striped(xa, wbase, n, fast, id, a, BLOCKED);
     if constexpr (BLOCKED) {
         __shared__ uint4 buf[SH::NW][Transpose<NV>::SLOTS];
         striped_to_blocked(a, buf[w]);
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, siz
                 for (int k = 0; k < V; k++) a[j][k] = op(pre, a[j][k]);
         }
         blocked_to_striped(a, buf[w]);
-        store_striped(ya, wbase, n, fast, a);
+        store_striped(ya, wbase, n, fast, a, true);
     } else {
         A pre[NV];
         tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
