@@ -67,7 +67,7 @@ static cupat_status gemm_config_run(bench_run *run, void *p)
 {
     gemm_state *st = p;
     cupat_gemm_args a = args_of(st);
-    return cupat__gemm_cuda_async(run->ctx, st->cfg, st->split, &a);
+    return cupat__gemm_cuda_async(run->ctx, st->cfg, st->split, &a, 0);
 }
 
 /* cuBLAS is column-major: row-major C = op(A) op(B) is column-major C^T =
@@ -244,11 +244,11 @@ static void print_resources(bench_run *run)
 static void print_pick(bench_run *run, const gemm_state *st)
 {
     cupat_gemm_args a = args_of(st);
-    int cfg, split;
-    cupat__gemm_pick(run->ctx, &a, &cfg, &split);
-    fprintf(run->opt.out, "auto picks %s, split-K %d, for %zu x %zu x %zu op %c,%c\n\n",
+    int cfg, split, pack;
+    cupat__gemm_auto_plan(run->ctx, &a, &cfg, &split, &pack);
+    fprintf(run->opt.out, "auto picks %s, split-K %d, for %zu x %zu x %zu op %c,%c%s\n\n",
             cupat__gemm_configs[cfg].name, split, st->m, st->n, st->k, st->ta ? 'T' : 'N',
-            st->tb ? 'T' : 'N');
+            st->tb ? 'T' : 'N', pack ? " (B transposed into scratch first)" : "");
 }
 
 cupat_status bench_gemm_cases(bench_run *run, const bench_size *size)

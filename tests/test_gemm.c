@@ -266,15 +266,18 @@ static void run_case(cupat_ctx *ctx, const gcase *g, int configs)
                                   g->beta, B, d.ldb, A, d.lda, d.dC + g->off, d.ldc};
         static const int splits[] = {1, 3, 8};
         const size_t nsplits = t_small ? 2 : sizeof splits / sizeof splits[0];
+        /* op(B) = T also through the packed path (B transposed into scratch) */
         for (int c = 0; c < cupat__gemm_nconfigs; c++) {
             for (size_t q = 0; q < nsplits; q++) {
-                char what[96];
-                snprintf(what, sizeof what, "config %s split %d", cupat__gemm_configs[c].name,
-                         splits[q]);
-                prepare_c(ctx, &d);
-                cupat_status s = cupat__gemm_cuda_async(ctx, c, splits[q], &a);
-                CHECK(s == CUPAT_SUCCESS, "%s: %s", what, cupat_last_error(ctx));
-                if (s == CUPAT_SUCCESS) compare(ctx, &d, what);
+                for (int pack = 0; pack <= a.tb; pack++) {
+                    char what[96];
+                    snprintf(what, sizeof what, "config %s split %d%s",
+                             cupat__gemm_configs[c].name, splits[q], pack ? " B packed" : "");
+                    prepare_c(ctx, &d);
+                    cupat_status s = cupat__gemm_cuda_async(ctx, c, splits[q], &a, pack);
+                    CHECK(s == CUPAT_SUCCESS, "%s: %s", what, cupat_last_error(ctx));
+                    if (s == CUPAT_SUCCESS) compare(ctx, &d, what);
+                }
             }
         }
     }

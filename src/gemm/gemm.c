@@ -176,8 +176,13 @@ static double model_ns(const cupat_gemm_config *c, double eff, int ctas_per_sm, 
 
 void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk)
 {
+    cupat__gemm_pick_vec(ctx, a, cupat__gemm_vec(a), cfg, splitk);
+}
+
+void cupat__gemm_pick_vec(const cupat_ctx *ctx, const cupat_gemm_args *a, int vec, int *cfg,
+                          int *splitk)
+{
     int sms = ctx->sm_count > 0 ? ctx->sm_count : 132;
-    int vec = cupat__gemm_vec(a);
     double best = INFINITY;
     *cfg = GEMM_CONFIG_ASYNC;
     *splitk = 1;
@@ -230,12 +235,8 @@ cupat_status cupat_gemm_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cu
 
     if (ctx->backend != CUPAT_BACKEND_CUDA) return cupat__gemm_cpu(ctx, &a);
     if (!reads_ab) return cupat__gemm_cuda_scale(ctx, &a);
-    if (rung == GEMM_AUTO) {
-        int cfg, splitk;
-        cupat__gemm_pick(ctx, &a, &cfg, &splitk);
-        return cupat__gemm_cuda_async(ctx, cfg, splitk, &a);
-    }
-    if (rung == GEMM_ASYNC) return cupat__gemm_cuda_async(ctx, GEMM_CONFIG_ASYNC, 1, &a);
+    if (rung == GEMM_AUTO) return cupat__gemm_cuda_auto(ctx, &a);
+    if (rung == GEMM_ASYNC) return cupat__gemm_cuda_async(ctx, GEMM_CONFIG_ASYNC, 1, &a, 0);
     return cupat__gemm_cuda_rung(ctx, rung, &a);
 }
 

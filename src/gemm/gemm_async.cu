@@ -5,6 +5,7 @@
  * kernel instantiations (the 8x8-per-thread configurations). */
 #define GEMM_ASYNC_PART 0
 #include "gemm/gemm_async.cuh"
+#include "transpose/transpose_internal.h"
 
 #include <atomic>
 
@@ -83,18 +84,18 @@ static cupat_status allow_smem(cupat_ctx *ctx, async_fn fn, size_t bytes, int sl
 }
 
 extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int splitk,
-                                               const cupat_gemm_args *a)
+                                               const cupat_gemm_args *a0, int pack_b)
 {
-    bool vec = cupat__gemm_vec(a) != 0;
-    async_fn fn = config_kernel(cfg, vec, a->ta, a->tb);
-    if (!fn) return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_gemm_f32: no config %d", cfg);
     const cupat_gemm_config *c = &cupat__gemm_configs[cfg];
-    size_t smem = smem_bytes(c);
-    CUPAT_TRY(allow_smem(ctx, fn, smem, cfg * 8 + vec * 4 + a->ta * 2 + a->tb));
+    cupat_gemm_args p = *a0;
+    const cupat_gemm_args *a = &p;
+    const size_t ldp = ((size_t)a0->n + 3) & ~(size_t)3;
+    pack_b = pack_b && a0->tb;
+    const size_t pack_bytes =
+        pack_b ? (((size_t)a0->k * ldp * sizeof(float) + 255) & ~(size_t)255) : 0;
 
     long long tiles_n = (a->n + c->bn - 1) / c->bn;
     int kslice = a->k;
-    float *W = NULL;
     int band = a->m; /* rows per launch: the 1-D grid holds < 2^31 CTAs */
     long long max_tm = (0x7fffffffLL / tiles_n);
     if ((long long)(a->m + c->bm - 1) / c->bm > max_tm) band = (int)(max_tm * c->bm);
@@ -104,12 +105,30 @@ extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int spli
         splitk = (a->k + kslice - 1) / kslice;
         if (band < a->m || splitk > 65535) splitk = 1, kslice = a->k;
     }
-    if (splitk > 1) {
-        size_t elems = (size_t)splitk * (size_t)a->m * (size_t)a->n;
-        void *w;
-        CUPAT_TRY(cupat__scratch(ctx, elems * sizeof(float), &w));
-        W = (float *)w;
+    /* One scratch block: the packed B, then split-K's partial sums. */
+    const size_t w_bytes =
+        splitk > 1 ? (size_t)splitk * (size_t)a->m * (size_t)a->n * sizeof(float) : 0;
+    float *W = NULL;
+    if (pack_bytes + w_bytes) {
+        void *mem;
+        CUPAT_TRY(cupat__scratch(ctx, pack_bytes + w_bytes, &mem));
+        if (pack_b) {
+            float *bp = (float *)mem;
+            /* stored B is n x k (ldb); its transpose is op(B), k x n */
+            CUPAT_TRY(cupat__transpose_cuda(ctx, TR_VEC8_2X2, (size_t)a0->n, (size_t)a0->k,
+                                            sizeof(float), a0->B, a0->ldb, bp, ldp));
+            p.B = bp;
+            p.ldb = ldp;
+            p.tb = 0;
+        }
+        if (w_bytes) W = (float *)((char *)mem + pack_bytes);
     }
+
+    bool vec = cupat__gemm_vec(a) != 0;
+    async_fn fn = config_kernel(cfg, vec, a->ta, a->tb);
+    if (!fn) return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_gemm_f32: no config %d", cfg);
+    size_t smem = smem_bytes(c);
+    CUPAT_TRY(allow_smem(ctx, fn, smem, cfg * 8 + vec * 4 + a->ta * 2 + a->tb));
     for (int r0 = 0; r0 < a->m; r0 += band) {
         int rows = a->m - r0 < band ? a->m - r0 : band;
         long long tiles = (long long)((rows + c->bm - 1) / c->bm) * tiles_n;
@@ -129,6 +148,44 @@ extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int spli
         CUPAT_TRY(cupat__launched(ctx, "gemm_splitk_reduce"));
     }
     return CUPAT_SUCCESS;
+}
+
+/* B^T stored (contiguous along k) reaches shared memory by 4-byte copies that
+ * transpose on the way in, the kernel's slowest path (4096^3: N,T 0.83x and
+ * T,T 0.91x cuBLAS where N,N and T,N run 0.96x; docs/vendor-gaps.md). Where
+ * the GEMM is long beside one transpose of B (a pass over 8 n k bytes and a
+ * launch within 5% of the GEMM's time by the model below), B is transposed
+ * into scratch first: N,T runs as N,N and T,T as T,N. Not for T,T with an
+ * unaligned A: that T,N runs the 4-byte build, measured slower than T,T on
+ * 4097 x 3001 x 2003. */
+extern "C" int cupat__gemm_pack_b_pays(const cupat_ctx *ctx, const cupat_gemm_args *a)
+{
+    if (!a->tb) return 0;
+    if (a->ta && !(((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0)) return 0;
+    const double sms = ctx->sm_count > 0 ? ctx->sm_count : 132;
+    const double pack_ns = 8.0 * a->n * a->k / 2500.0 + 4000.0; /* 2.5 bytes a ns, a launch */
+    const double gemm_ns = 2.0 * a->m * a->n * a->k / (sms * 512.0 * 0.7);
+    return pack_ns < 0.05 * gemm_ns;
+}
+
+extern "C" void cupat__gemm_auto_plan(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg,
+                                      int *splitk, int *pack_b)
+{
+    *pack_b = cupat__gemm_pack_b_pays(ctx, a);
+    cupat_gemm_args view = *a;
+    int vec = cupat__gemm_vec(a);
+    if (*pack_b) { /* the kernel will see op N on a 16-byte-aligned copy of B */
+        view.tb = 0;
+        vec = !a->ta || (((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0);
+    }
+    cupat__gemm_pick_vec(ctx, &view, vec, cfg, splitk);
+}
+
+extern "C" cupat_status cupat__gemm_cuda_auto(cupat_ctx *ctx, const cupat_gemm_args *a)
+{
+    int cfg, splitk, pack;
+    cupat__gemm_auto_plan(ctx, a, &cfg, &splitk, &pack);
+    return cupat__gemm_cuda_async(ctx, cfg, splitk, a, pack);
 }
 
 extern "C" cupat_status cupat__gemm_cuda_async_resources(cupat_ctx *ctx, int cfg,

@@ -104,9 +104,19 @@ typedef struct cupat_gemm_resources {
  * normalized row-major problem with m, n, k > 0 and alpha != 0. */
 cupat_status cupat__gemm_cuda_rung(cupat_ctx *ctx, int rung, const cupat_gemm_args *a);
 /* The multistage kernel with configuration `cfg`, split over `splitk` K slices
- * (1: none; > 1 uses scratch for partial sums and a reduction kernel). */
+ * (1: none; > 1 uses scratch for partial sums and a reduction kernel).
+ * pack_b (with op(B) = T): B is transposed into scratch first and the kernel
+ * runs op N on that copy. */
 cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int splitk,
-                                    const cupat_gemm_args *a);
+                                    const cupat_gemm_args *a, int pack_b);
+/* The auto rung: configuration and split-K by shape (cupat__gemm_pick), B
+ * transposed into scratch first where that pays (gemm_async.cu). */
+cupat_status cupat__gemm_cuda_auto(cupat_ctx *ctx, const cupat_gemm_args *a);
+/* Whether the auto rung transposes B into scratch first for this problem,
+ * and its whole plan (configuration, split-K, packing). */
+int cupat__gemm_pack_b_pays(const cupat_ctx *ctx, const cupat_gemm_args *a);
+void cupat__gemm_auto_plan(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk,
+                           int *pack_b);
 /* C = beta C over m x n (k == 0 or alpha == 0); beta == 0 writes zeros. */
 cupat_status cupat__gemm_cuda_scale(cupat_ctx *ctx, const cupat_gemm_args *a);
 /* Resources of rung `rung` (for GEMM_AUTO: of config `cfg`) as launched on
@@ -189,6 +199,10 @@ cupat_status cupat__tc_ceiling(cupat_ctx *ctx, int bf16, double *gflops);
 
 /* The configuration and split the auto rung picks for the problem (gemm.c). */
 void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk);
+/* The same with the 16-byte build's availability given (the auto rung's
+ * packed B changes it). */
+void cupat__gemm_pick_vec(const cupat_ctx *ctx, const cupat_gemm_args *a, int vec, int *cfg,
+                          int *splitk);
 
 /* CPU backend (gemm_cpu.c): OpenMP, cache-blocked, f32 accumulation. */
 cupat_status cupat__gemm_cpu(cupat_ctx *ctx, const cupat_gemm_args *a);
