@@ -523,6 +523,63 @@ template <typename T> struct TaDotComp {
     __device__ Comp<T> get() { return Comp<T>{s, c}; }
 };
 
+// Float argmin/argmax on order keys. A NaN's key lies beyond every number's
+// (ArgOp: a NaN beats every number), and tile() and vec() see a thread's
+// elements in increasing index order, so a strict compare keeps the first of
+// equal keys: the smaller index, without comparing indices. one() (the head
+// and tail elements, out of that order) takes ArgOp's full combine. The
+// winner's own bits are kept (a NaN's payload, -0 vs +0), as ArgOp keeps them.
+template <typename T, bool MAX> struct TaArgKey {
+    typedef ArgOp<T, MAX> O;
+    typedef typename O::Acc Acc;
+    typedef typename std::conditional<sizeof(T) == 4, int32_t, int64_t>::type K;
+    typedef typename std::make_unsigned<K>::type UK;
+    static constexpr UK ABS = (UK)~(UK)0 >> 1;
+    static constexpr UK INF = sizeof(T) == 4 ? (UK)0x7f800000u : (UK)0x7ff0000000000000ull;
+    static constexpr K KMAX = (K)ABS, KMIN = -(K)ABS - 1;
+    K best;
+    Acc a;
+    __device__ static K key(T v)
+    {
+        K b;
+        memcpy(&b, &v, sizeof b);
+        if (((UK)b & ABS) > INF) return MAX ? KMAX : KMIN; // NaN
+        return b ^ (K)((UK)(b >> (8 * sizeof(K) - 1)) & ABS);
+    }
+    __device__ void init()
+    {
+        a = O::identity(); // index ~0: no element yet
+        best = MAX ? KMIN : KMAX;
+    }
+    __device__ void elem(T v, u64 i)
+    {
+        const K k = key(v);
+        if (MAX ? k > best : k < best) {
+            best = k;
+            a.v = v;
+            a.i = i;
+        }
+    }
+    __device__ void one(T v, T, u64 i)
+    {
+        a = O::comb(a, O::lift(v, i));
+        best = a.i == ~0ull ? (MAX ? KMIN : KMAX) : key(a.v);
+    }
+    template <int N> __device__ void vec(const T (&v)[N], const T (&)[N], u64 i0)
+    {
+#pragma unroll
+        for (int j = 0; j < N; j++) elem(v[j], i0 + j);
+    }
+    template <int U, int N> __device__ void tile(const T (&v)[U][N], const T (&)[U][N], const u64 (&i0)[U])
+    {
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int j = 0; j < N; j++) elem(v[u][j], i0[u] + j);
+    }
+    __device__ Acc get() { return a; }
+};
+
 // Which policy a (type, op) uses in the streaming kernel.
 template <typename T, int OP, int DOT> struct TaSel {
     typedef TaGeneric<Red<T, OP>, T> type;
@@ -535,6 +592,10 @@ template <> struct TaSel<float, OP_MIN, 0> { typedef TaMinMaxKey<float, false> t
 template <> struct TaSel<float, OP_MAX, 0> { typedef TaMinMaxKey<float, true> type; };
 template <> struct TaSel<double, OP_MIN, 0> { typedef TaMinMaxKey<double, false> type; };
 template <> struct TaSel<double, OP_MAX, 0> { typedef TaMinMaxKey<double, true> type; };
+template <> struct TaSel<float, OP_ARGMIN, 0> { typedef TaArgKey<float, false> type; };
+template <> struct TaSel<float, OP_ARGMAX, 0> { typedef TaArgKey<float, true> type; };
+template <> struct TaSel<double, OP_ARGMIN, 0> { typedef TaArgKey<double, false> type; };
+template <> struct TaSel<double, OP_ARGMAX, 0> { typedef TaArgKey<double, true> type; };
 template <typename T> struct TaSel<T, OP_SUM, 1> { typedef TaDot<T> type; };
 template <typename T> struct TaSel<T, OP_SUMC, 1> { typedef TaDotComp<T> type; };
 
