@@ -18,17 +18,15 @@
 //   - the next row is loaded a step ahead by volatile asm (the compiler
 //     otherwise sinks the load to its use; as stencil3d_columns.cu found).
 // Taps are kernel parameters (the constant bank: FFMA's operand, no load).
-// The kh partial-sum slots rotate: slot (kh - i) mod kh holds the output that
-// takes filter row i at this step, and after the step they shift by one
-// (register moves, unless the allocator coalesces them). Unrolled over the kh
-// steps instead (the slots become names), ptxas overlapped the steps and took
-// 96-183 registers for f32 5x5..9x9 (spilling when capped); one step a trip:
-// 64 (5x5, 7x7) and 80 (9x9).
-// Chunks overlap by kh - 1 input rows (re-read); the first and last kh - 1
-// steps of a chunk run the chains of outputs outside it too (computed, never
-// stored: 8.7% more FMAs for the 9x9), except where SKIP_OUTSIDE: there those
-// steps test each filter row and skip the outside ones, and the steady steps
-// are a second copy of the body without tests.
+// The kh partial-sum slots rotate: slot (S - i) mod kh holds the output that
+// takes filter row i at step S of a group of U steps, so inside a group the
+// slots are names, and after it they shift by U (register moves, unless the
+// allocator coalesces them). U = 1: unrolled over the kh steps, ptxas
+// overlapped the steps and took 96-183 registers for f32 5x5..9x9 (spilling
+// when capped); one step a trip: 64 (5x5, 7x7) and 80 (9x9).
+// Chunks overlap by kh - 1 input rows (re-read), and the first and last kh - 1
+// steps of a chunk also run the chains of rows outside it (computed, never
+// stored: cheaper than a branch a filter row).
 // Instances: square 1, 3, 5, 7, 9 for f32 C = 1 and u8 C = 1, square 1, 3,
 // 5 for u8 C = 3 and C = 4 (conv2d_columns.cu, conv2d_columns_u8.cu);
 // cupat__conv2d_columns_fits says which calls they take; others run
@@ -38,7 +36,6 @@
 #include "conv2d/conv2d_dev.cuh"
 
 #include <stdint.h>
-#include <type_traits>
 
 namespace cupat_conv {
 namespace col {
@@ -57,6 +54,8 @@ constexpr unsigned FULL = 0xffffffffu;
 // chunks of up to MAX_CHUNK rows in more waves.
 constexpr int min_chunk(int K) { return 4 * (K - 1) > 16 ? 4 * (K - 1) : 16; }
 constexpr int MAX_CHUNK = 512;
+// Steps the row loop is unrolled (see the header; a tuning knob).
+constexpr int unroll(int) { return 1; }
 
 template <int N>
 struct Taps {
@@ -219,18 +218,10 @@ __device__ __forceinline__ void make_window(Window<T, C, R> &win,
     }
 }
 
-// Whether the fill and drain steps skip the filter rows of outputs outside
-// the chunk. The second copy of the body costs registers (ptxas, sm_90):
-// f32 5x5 / 9x9 64 / 80 (as without), but f32 7x7 64 -> 80 and the u8
-// instances 3x3 C = 3 64 -> 80, C = 4 80 -> 107, 5x5 C = 4 128 -> 148 (fewer
-// resident blocks), so only the first two skip.
-template <class T, int C, int K>
-constexpr bool SKIP_OUTSIDE = sizeof(T) == 4 && C == 1 && (K == 5 || K == 9);
-
 template <class T, int C, int K>
 __device__ __forceinline__ void columns_body(const Args &a, const Taps<K * K> &k)
 {
-    constexpr int R = K / 2, NW = words<T, C>(), NS = PX * C;
+    constexpr int R = K / 2, NW = words<T, C>(), NS = PX * C, U = unroll(K);
     const int CZ = a.cz;
     constexpr int LB = PX * C * (int)sizeof(T); // bytes a lane a row
     const int lane = threadIdx.x;
@@ -268,71 +259,62 @@ __device__ __forceinline__ void columns_body(const Args &a, const Taps<K * K> &k
 #pragma unroll
             for (int s = 0; s < NS; s++) acc[m][s] = 0.0f;
         load(0);
-        // One input row. GUARD: a fill or drain step (t < K - 1 or t >= n),
-        // where some filter rows belong to outputs outside the chunk: those
-        // are skipped (the steady steps run every row without a test).
-        auto step = [&](int t, auto guard) {
-            constexpr bool GUARD = decltype(guard)::value;
-            uint32_t own[NW], halo[NW];
+        for (int t0 = 0; t0 < nt; t0 += U) {
 #pragma unroll
-            for (int i = 0; i < NW; i++) own[i] = nxt[i], halo[i] = hnx[i];
-            if (t + 1 < nt) load(t + 1); // in flight during this step
-            Window<T, C, R> win;
-            make_window<T, C, R>(win, own, halo, lane, emode, a.w);
-            // filter row i of this input row belongs to output t - i, whose
-            // partial sum is in slot (K - i) mod K
+            for (int S = 0; S < U; S++) {
+                const int t = t0 + S;
+                if (t >= nt) break;
+                uint32_t own[NW], halo[NW];
 #pragma unroll
-            for (int i = 0; i < K; i++) {
-                if (GUARD && (t - i < 0 || t - i >= n)) continue;
-                const int m = (K - i) % K;
+                for (int i = 0; i < NW; i++) own[i] = nxt[i], halo[i] = hnx[i];
+                if (t + 1 < nt) load(t + 1); // in flight during this step
+                Window<T, C, R> win;
+                make_window<T, C, R>(win, own, halo, lane, emode, a.w);
+                // filter row i of this input row belongs to the output in
+                // slot (S - i) mod K (fixed for the group of U steps)
 #pragma unroll
-                for (int p = 0; p < PX; p++)
+                for (int i = 0; i < K; i++) {
+                    const int m = ((S - i) % K + K) % K;
 #pragma unroll
-                    for (int c = 0; c < C; c++) {
-                        float v = i == 0 ? 0.0f : acc[m][p * C + c];
+                    for (int p = 0; p < PX; p++)
 #pragma unroll
-                        for (int j = 0; j < K; j++)
-                            v = fmaf(k.k[i * K + j], win.v[c][p + j], v);
-                        acc[m][p * C + c] = v;
-                    }
-            }
-            // the output in slot 1 got its last filter row
-            if (t >= K - 1 && xin) {
-                const int m = 1 % K;
-                uint32_t o[NW];
-                if constexpr (sizeof(T) == 4) {
+                        for (int c = 0; c < C; c++) {
+                            float v = i == 0 ? 0.0f : acc[m][p * C + c];
 #pragma unroll
-                    for (int s = 0; s < NS; s++) o[s] = __float_as_uint(acc[m][s]);
-                } else {
-#pragma unroll
-                    for (int i = 0; i < NW; i++) o[i] = 0;
-#pragma unroll
-                    for (int s = 0; s < NS; s++)
-                        o[s >> 2] |= (uint32_t)conv_u8(acc[m][s]) << (8 * (s & 3));
+                            for (int j = 0; j < K; j++)
+                                v = fmaf(k.k[i * K + j], win.v[c][p + j], v);
+                            acc[m][p * C + c] = v;
+                        }
                 }
-                st_words<NW>(reinterpret_cast<uint32_t *>(ob), o); // row ys + t - (K - 1)
-                ob += a.opb;
+                // the output in slot (S + 1) mod K got its last filter row
+                if (t >= K - 1 && xin) {
+                    const int m = (S + 1) % K;
+                    uint32_t o[NW];
+                    if constexpr (sizeof(T) == 4) {
+#pragma unroll
+                        for (int s = 0; s < NS; s++) o[s] = __float_as_uint(acc[m][s]);
+                    } else {
+#pragma unroll
+                        for (int i = 0; i < NW; i++) o[i] = 0;
+#pragma unroll
+                        for (int s = 0; s < NS; s++)
+                            o[s >> 2] |= (uint32_t)conv_u8(acc[m][s]) << (8 * (s & 3));
+                    }
+                    st_words<NW>(reinterpret_cast<uint32_t *>(ob), o); // row ys + t - (K - 1)
+                    ob += a.opb;
+                }
             }
-            if constexpr (K > 1) { // slot m now holds what slot m + 1 held
+            if constexpr (U < K) { // slot m now holds what slot m + U held
                 float r[K][NS];
 #pragma unroll
                 for (int m = 0; m < K; m++)
 #pragma unroll
-                    for (int s = 0; s < NS; s++) r[m][s] = acc[(m + 1) % K][s];
+                    for (int s = 0; s < NS; s++) r[m][s] = acc[(m + U) % K][s];
 #pragma unroll
                 for (int m = 0; m < K; m++)
 #pragma unroll
                     for (int s = 0; s < NS; s++) acc[m][s] = r[m][s];
             }
-        };
-        for (int t = 0; t < nt; t++) {
-            if constexpr (SKIP_OUTSIDE<T, C, K>) {
-                if (t < K - 1 || t >= n) {
-                    step(t, std::true_type());
-                    continue;
-                }
-            }
-            step(t, std::false_type());
         }
     }
 }
