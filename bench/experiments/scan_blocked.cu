@@ -27,38 +27,14 @@ __device__ unsigned long long g_rounds, g_polls, g_tiles;
 #include "scan/scan_internal.h"
 #include "scan/scan_lookback.cu"
 #include <cub/cub.cuh>
+#include "exp_timing.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
-
 using namespace cupat_scan_dev;
-static cupat_ctx *ctx;
-static void *flushbuf;
-
-template <class F> static double timeit(F f, int reps = 20)
-{
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    std::vector<float> t;
-    f();
-    for (int r = 0; r < reps; r++) {
-        CK(cudaMemsetAsync(flushbuf, 1, 256 << 20, ctx->stream));
-        cudaEventRecord(a, ctx->stream);
-        f();
-        cudaEventRecord(b, ctx->stream);
-        CK(cudaEventSynchronize(b));
-        float ms;
-        cudaEventElapsedTime(&ms, a, b);
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 template <typename T, int OP, int NV, int MINB, bool BL> static void run(const T *x, T *y, size_t n, int excl)
 {

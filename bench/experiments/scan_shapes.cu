@@ -15,37 +15,14 @@
 #include "scan/scan_lookback.cu"
 #include "scan/select.cu"
 #include <cub/cub.cuh>
+#define EXP_REPS 15
+#include "exp_timing.h"
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
-
 using namespace cupat_scan_dev;
-static cupat_ctx *ctx;
-static void *flushbuf;
-
-template <class F> static double timeit(F f, int reps = 15)
-{
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    std::vector<float> t;
-    f();
-    for (int r = 0; r < reps; r++) {
-        CK(cudaMemsetAsync(flushbuf, 1, 256 << 20, ctx->stream));
-        cudaEventRecord(a, ctx->stream);
-        f();
-        cudaEventRecord(b, ctx->stream);
-        CK(cudaEventSynchronize(b));
-        float ms;
-        cudaEventElapsedTime(&ms, a, b);
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 static void *scratch(size_t bytes)
 {

@@ -88,6 +88,21 @@ __device__ __forceinline__ void outputs(bool exclusive, const A (&pre)[NV], cons
     }
 }
 
+// Steps 1-5 on a warp-striped tile in registers: tile scan, look-back,
+// outputs, stores (`fast`: store_striped's 16-byte stores).
+template <class O, int BLOCK, int NV, typename A, int V>
+__device__ __forceinline__ void striped_scan_store(A (&a)[NV][V], LookbackState<A> st, unsigned tile, int exclusive,
+                                                   A *y, size_t wbase, size_t n, bool fast)
+{
+    typename O::F op;
+    A pre[NV];
+    tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, O::identity(), op, NoHead(), st, tile);
+    A out[NV][V];
+    outputs(exclusive, pre, a, op, out);
+    if (exclusive && tile == 0 && threadIdx.x == 0) out[0][0] = O::first();
+    store_striped(y, wbase, n, fast, out);
+}
+
 // BLOCKED: the tile is transposed through shared memory (lookback.cuh,
 // striped_to_blocked) so each thread scans NV * V consecutive elements
 // serially and one value a thread goes through the warp scan; otherwise the
@@ -133,12 +148,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, siz
         blocked_to_striped(a, buf[w]);
         store_striped(ya, wbase, n, fast, a, true);
     } else {
-        A pre[NV];
-        tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
-        A out[NV][V];
-        outputs(exclusive, pre, a, op, out);
-        if (exclusive && tile == 0 && w == 0 && lane == 0) out[0][0] = O::first();
-        store_striped(ya, wbase, n, fast, out);
+        striped_scan_store<O, BLOCK, NV>(a, st, tile, exclusive, ya, wbase, n, fast);
     }
 }
 
@@ -227,12 +237,7 @@ __global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_
                 bulk_load(stage_mem + s * TB, xa + next * SH::TILE, TB, &bar[s]);
             }
         }
-        A pre[NV];
-        tile_scan<O::FLOAT_SUM, BLOCK, NV>(a, pre, id, op, NoHead(), st, tile);
-        A out[NV][V];
-        outputs(exclusive, pre, a, op, out);
-        if (exclusive && tile == 0 && w == 0 && lane == 0) out[0][0] = O::first();
-        store_striped(ya, wbase, n, full, out);
+        striped_scan_store<O, BLOCK, NV>(a, st, tile, exclusive, ya, wbase, n, full);
     }
 }
 
