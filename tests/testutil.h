@@ -105,7 +105,8 @@ static inline int test_finish(cupat_ctx *ctx)
 }
 
 /* A long test program's sections: --part NAME runs one (CTest splits the long
- * suites into parts that run in parallel); each prints its seconds. `after`
+ * suites into parts that run in parallel); each prints its seconds;
+ * --list-parts prints their names ("part: NAME" a line) and exits. `after`
  * (may be NULL) runs after every part, e.g. to free pooled buffers. */
 typedef struct {
     const char *name;
@@ -116,8 +117,13 @@ static inline void test_run_parts(int argc, char **argv, const test_part *parts,
                                   void (*after)(void))
 {
     const char *only = NULL;
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], "--part") == 0) only = argv[i + 1];
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 < argc && strcmp(argv[i], "--part") == 0) only = argv[i + 1];
+        if (strcmp(argv[i], "--list-parts") == 0) { /* for scripts: a name a line, then exit */
+            for (size_t k = 0; k < n; k++) printf("part: %s\n", parts[k].name);
+            exit(0);
+        }
+    }
     int ran = 0;
     double total = 0;
     for (size_t i = 0; i < n; i++) {
