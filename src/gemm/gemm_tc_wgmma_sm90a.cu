@@ -313,24 +313,6 @@ __global__ void __launch_bounds__(THREADS, 1)
                 } else if (a.out == CUPAT_GEMM_F32) {
 #define CUPAT_WG_F32(at, x, y) *(float2 *)((float *)a.C + (at)) = make_float2(a.alpha * (x), a.alpha * (y))
                     CUPAT_WG_PAIRS(CUPAT_WG_F32)
-                } else if (a.n % 4 == 0 && a.ldc % 4 == 0 && (uintptr_t)a.C % 8 == 0) {
-                    // 16-bit C in quads: lanes 2q and 2q + 1 swap one pair (a
-                    // shuffle), so the even lane holds columns c..c+3 of row r
-                    // and the odd lane those of row r + 8: one 8-byte store a
-                    // lane a j instead of two 4-byte ones
-                    const bool odd = lane & 1;
-                    const int rq = odd ? r + 8 : r, cq = c - 2 * (lane & 1);
-#pragma unroll
-                    for (int j = 0; j < NT / 8; j++) {
-                        const uint32_t lo = (uint32_t)cupat__tc_half(a.out, a.alpha * d[4 * j]) |
-                                            (uint32_t)cupat__tc_half(a.out, a.alpha * d[4 * j + 1]) << 16;
-                        const uint32_t hi = (uint32_t)cupat__tc_half(a.out, a.alpha * d[4 * j + 2]) |
-                                            (uint32_t)cupat__tc_half(a.out, a.alpha * d[4 * j + 3]) << 16;
-                        const uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? lo : hi, 1);
-                        if (rq < a.m && cq + 8 * j < a.n)
-                            *(uint2 *)((uint16_t *)a.C + (size_t)rq * a.ldc + cq + 8 * j) =
-                                odd ? make_uint2(got, hi) : make_uint2(lo, got);
-                    }
                 } else {
 #define CUPAT_WG_HALF(at, x, y)                                                                                       \
     *(uint32_t *)((uint16_t *)a.C + (at)) =                                                                           \
