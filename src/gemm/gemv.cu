@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(256)
 /* ---- rung "warp", op T: y_j = sum_i A[i][j] x_i. A block of 32 x 8
  * threads owns 32 W columns (a lane W consecutive ones); its 8 thread rows
  * take every 8th row of A, so each warp reads 128 W consecutive bytes of a
- * row (coalesced), four rows' loads in flight before their FMAs, and the 8
+ * row (coalesced), U rows' loads in flight before their FMAs, and the 8
  * partial sums meet in shared memory. With few columns, gridDim.y blocks
  * split the rows and write partial sums (P[y][j]) for gemv_cols_finish.
  * W = 4 (16-byte loads) where A, lda and n allow it: the 4-byte form was
@@ -80,7 +80,7 @@ template <int W> __device__ __forceinline__ void load_cols(const float *p, float
     }
 }
 
-template <int W>
+template <int W, int U = 4>
 __global__ void __launch_bounds__(256)
     gemv_cols(size_t m, size_t n, size_t rows_per, float alpha, const float *__restrict__ A,
               size_t lda, const float *__restrict__ x, float beta, float *__restrict__ y,
@@ -94,15 +94,15 @@ __global__ void __launch_bounds__(256)
     if (j < n) {
         const float *a = A + j;
         size_t i = i0 + threadIdx.y;
-        for (; i + 24 < i1; i += 32) { // 4 rows a step, their loads first
-            float v[4][W], xv[4];
+        for (; i + 8 * (U - 1) < i1; i += 8 * U) { // U rows a step, their loads first
+            float v[U][W], xv[U];
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
+            for (int u = 0; u < U; u++) {
                 load_cols<W>(a + (i + 8 * u) * lda, v[u]);
                 xv[u] = __ldg(x + i + 8 * u);
             }
 #pragma unroll
-            for (int u = 0; u < 4; u++)
+            for (int u = 0; u < U; u++)
 #pragma unroll
                 for (int c = 0; c < W; c++) s[c] = fmaf(v[u][c], xv[u], s[c]);
         }
@@ -199,7 +199,13 @@ extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_g
     }
     /* gridDim.x is limited to 2^31 - 1 blocks of 32 columns: n < 2^36 */
     dim3 grid((unsigned)colblocks, (unsigned)parts);
-    if (vec4)
+    /* long row ranges: 8 rows' loads in flight a thread (16384^2 op T: 0.3773 ->
+     * 0.3544 ms, 0.95x -> 1.01x cublasSgemv); short ones keep 4 (4096^2,
+     * 125 rows a block: 0.0305 with 4, 0.0313 with 8). H100, docs/vendor-gaps.md */
+    if (vec4 && rows_per >= 512)
+        gemv_cols<4, 8><<<grid, dim3(32, 8), 0, s>>>(a->m, a->n, rows_per, a->alpha, a->A, a->lda,
+                                                     a->x, a->beta, a->y, P);
+    else if (vec4)
         gemv_cols<4><<<grid, dim3(32, 8), 0, s>>>(a->m, a->n, rows_per, a->alpha, a->A, a->lda,
                                                   a->x, a->beta, a->y, P);
     else
