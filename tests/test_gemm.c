@@ -423,10 +423,15 @@ static void gemv_shapes(cupat_ctx *ctx)
         for (int c = 0; c < 4; c++)
             gemv_case(ctx, list[s].m, list[s].n, c >> 1, c & 1, c == 1 ? -2.0f : 1.0f,
                       (c & 1) ? 0.5f : 0.0f, c == 2 ? 5 : 0);
-    /* op T with 8 rows' loads in flight (one block over more than 512 rows,
-     * 515: a remainder past the 64-row steps); GPU only (278 MB) */
+    /* op T with 8 rows' loads in flight (one block over 512 rows or more;
+     * 515: a remainder past the 64-row steps): at full size on the GPU (278
+     * MB), and forced on small matrices (the sanitizer runs) */
     if (!t_small && on_gpu())
         for (int b = 0; b < 2; b++) gemv_case(ctx, 515, 135172, 0, 1, 1.0f, b ? 0.5f : 0.0f, 0);
+    cupat__gemv_u8_rows = 1;
+    gemv_case(ctx, 77, 36, 0, 1, 1.0f, 0.0f, 0);
+    gemv_case(ctx, 515, 8, 0, 1, -2.0f, 0.5f, 0);
+    cupat__gemv_u8_rows = 512;
     gemv_case(ctx, 30, 20, 0, 0, 0.0f, 3.0f, 0); /* alpha 0: y = beta y */
     gemv_case(ctx, 30, 0, 0, 0, 1.0f, 0.0f, 0);  /* empty x: y = 0 */
     gemv_case(ctx, 0, 20, 0, 1, 1.0f, 2.0f, 0);  /* op T, m = 0: y = beta y */

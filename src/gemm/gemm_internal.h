@@ -167,6 +167,10 @@ typedef struct cupat_gemm_tc_args {
  * own choice (128 columns where 128 x 256 tiles would leave half the SMs
  * idle), 128 or 256 forced, so tests reach both forms at small sizes. */
 extern int cupat__gemm_tc_tile_n;
+/* Test hook: the op T gemv keeps 8 rows' loads in flight where a block walks
+ * at least this many rows (512; tests lower it to reach that form on small
+ * matrices). */
+extern int cupat__gemv_u8_rows;
 
 /* Rungs of the "gemm_tc" ladder, in registry order (gemm_tc.c owns the table).
  * Only rungs that exist are listed. */

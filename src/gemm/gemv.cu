@@ -156,6 +156,8 @@ unsigned blocks_for(size_t work, size_t per_block, int sms)
 
 } // namespace
 
+extern "C" int cupat__gemv_u8_rows = 512;
+
 extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_gemv_args *a)
 {
     const size_t ylen = a->ta ? a->n : a->m;
@@ -202,7 +204,7 @@ extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_g
     /* long row ranges: 8 rows' loads in flight a thread (16384^2 op T: 0.3773 ->
      * 0.3544 ms, 0.95x -> 1.01x cublasSgemv); short ones keep 4 (4096^2,
      * 125 rows a block: 0.0305 with 4, 0.0313 with 8). H100, docs/vendor-gaps.md */
-    if (vec4 && rows_per >= 512)
+    if (vec4 && rows_per >= (size_t)cupat__gemv_u8_rows)
         gemv_cols<4, 8><<<grid, dim3(32, 8), 0, s>>>(a->m, a->n, rows_per, a->alpha, a->A, a->lda,
                                                      a->x, a->beta, a->y, P);
     else if (vec4)
