@@ -177,7 +177,8 @@ static cupat_status tr_case(bench_run *run, size_t rows, size_t cols, size_t es,
         }
         row->technique = v[i].technique;
         row->source = v[i].source;
-        row->is_default = v[i].is_default; /* the JSON's "default" (bench-summary) */
+        /* on CUDA the "default" row below is what runs unpinned */
+        row->is_default = run->backend == CUPAT_BACKEND_CUDA && !only ? 0 : v[i].is_default;
         bench_progress(run, "bench transpose %s: %s", label, v[i].name);
         if (cupat_set_variant(run->ctx, "transpose", v[i].name)) {
             row->verdict = BENCH_ERROR;
@@ -187,6 +188,20 @@ static cupat_status tr_case(bench_run *run, size_t rows, size_t cols, size_t es,
         bench_measure(run, t, row, tr_run, tr_poison, tr_check, 1, &st);
     }
     cupat_set_variant(run->ctx, "transpose", NULL);
+    if (!s && !only && run->backend == CUPAT_BACKEND_CUDA) {
+        /* no rung pinned: the library's choice (vec8_2x2, or vec16 for f32 that fits in L2) */
+        bench_row *row = bench_table_add(run, t, "default", BENCH_ROW_RUNG);
+        if (!row) {
+            s = CUPAT_ERROR_OUT_OF_MEMORY;
+        } else {
+            row->technique = "no rung pinned: vec8_2x2, or vec16 where an f32 matrix's read and "
+                             "write fit in L2";
+            row->source = "beyond the books";
+            row->is_default = 1;
+            bench_progress(run, "bench transpose %s: default", label);
+            bench_measure(run, t, row, tr_run, tr_poison, tr_check, 1, &st);
+        }
+    }
     if (t && skipped)
         t->note = "serial and row (lecture 10) run in the 1024x1024 f32 table (at most "
                   "2^20 elements)";

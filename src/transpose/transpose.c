@@ -38,7 +38,8 @@ static const cupat_variant_info rungs[] = {
     CUDA_RUNG("vec16_grouped",
               "vec16_wide with tiles in bands of 16 tile rows, column-major inside a band",
               "beyond the books"),
-    /* the default: fastest for f32 and f64 on the H100 (docs/transpose.md) */
+    /* the default: fastest for f32 and f64 on the H100 (docs/transpose.md);
+     * f32 that fits in L2 runs vec16 (cupat_transpose) */
     {"transpose", "vec8_2x2",
      "8-byte words, 256-byte rows both ways: 64x64 f32 tile of 2x2 register "
      "transposes (f64: 32x32), swizzled",
@@ -96,5 +97,12 @@ cupat_status cupat_transpose(cupat_ctx *ctx, size_t rows, size_t cols, size_t el
                            "%s: rung \"serial\" runs one GPU thread and takes at most %zu "
                            "elements; rows x cols = %zu x %zu (pin another rung)",
                            fn, (size_t)CUPAT_TRANSPOSE_SERIAL_MAX, rows, cols);
+    /* The default's one choice by size: f32 matrices whose read and write fit
+     * in L2 run vec16's 128-byte tiles (H100, 2048^2: 0.0133 ms against
+     * vec8_2x2's 0.0141, cublasSgeam 0.0139; docs/transpose.md). A pinned
+     * rung runs as pinned. */
+    if (rung == TR_VEC8_2X2 && !cupat__pinned(ctx, "transpose") && elem_size == 4 &&
+        2 * rows * cols * elem_size <= ctx->l2_bytes)
+        rung = TR_VEC16;
     return cupat__transpose_cuda(ctx, rung, rows, cols, elem_size, in, ld_in, out, ld_out);
 }
