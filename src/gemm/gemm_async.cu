@@ -160,8 +160,7 @@ extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int spli
  * 4097 x 3001 x 2003. */
 extern "C" int cupat__gemm_pack_b_pays(const cupat_ctx *ctx, const cupat_gemm_args *a)
 {
-    if (!a->tb) return 0;
-    if (a->ta && !(((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0)) return 0;
+    if (!a->tb || !cupat__gemm_vec_a(a)) return 0;
     const double sms = ctx->sm_count > 0 ? ctx->sm_count : 132;
     const double pack_ns = 8.0 * a->n * a->k / 2500.0 + 4000.0; /* 2.5 bytes a ns, a launch */
     const double gemm_ns = 2.0 * a->m * a->n * a->k / (sms * 512.0 * 0.7);
@@ -176,7 +175,7 @@ extern "C" void cupat__gemm_auto_plan(const cupat_ctx *ctx, const cupat_gemm_arg
     int vec = cupat__gemm_vec(a);
     if (*pack_b) { /* the kernel will see op N on a 16-byte-aligned copy of B */
         view.tb = 0;
-        vec = !a->ta || (((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0);
+        vec = cupat__gemm_vec_a(a);
     }
     cupat__gemm_pick_vec(ctx, &view, vec, cfg, splitk);
 }

@@ -78,11 +78,16 @@ extern const cupat_gemm_config cupat__gemm_configs[];
 /* 1 when the multistage kernel can use its 16-byte copy build: the rows of
  * each operand that is contiguous along i (A^T stored) or j (B stored) are
  * 16-byte aligned. (The k-contiguous operands always copy 4 bytes.) */
+/* Whether A (op T: stored contiguous along i) and B (op N: contiguous along
+ * j) take 16-byte copies; operands contiguous along k always can. */
+static inline int cupat__gemm_vec_a(const cupat_gemm_args *a)
+{
+    return !a->ta || (((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0);
+}
 static inline int cupat__gemm_vec(const cupat_gemm_args *a)
 {
-    int va = !a->ta || (((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0);
     int vb = a->tb || (((uintptr_t)a->B & 15) == 0 && (a->ldb & 3) == 0);
-    return va && vb;
+    return cupat__gemm_vec_a(a) && vb;
 }
 extern const int cupat__gemm_nconfigs;
 #define GEMM_CONFIG_ASYNC 0 /* the config the "async" rung runs */

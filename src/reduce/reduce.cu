@@ -532,20 +532,12 @@ template <typename T> struct TaDotComp {
 template <typename T, bool MAX> struct TaArgKey {
     typedef ArgOp<T, MAX> O;
     typedef typename O::Acc Acc;
-    typedef typename std::conditional<sizeof(T) == 4, int32_t, int64_t>::type K;
-    typedef typename std::make_unsigned<K>::type UK;
-    static constexpr UK ABS = (UK)~(UK)0 >> 1;
-    static constexpr UK INF = sizeof(T) == 4 ? (UK)0x7f800000u : (UK)0x7ff0000000000000ull;
-    static constexpr K KMAX = (K)ABS, KMIN = -(K)ABS - 1;
+    typedef decltype(okey(T(0))) K;
+    static constexpr K KMAX = std::numeric_limits<K>::max(), KMIN = std::numeric_limits<K>::min();
     K best;
     Acc a;
-    __device__ static K key(T v)
-    {
-        K b;
-        memcpy(&b, &v, sizeof b);
-        if (((UK)b & ABS) > INF) return MAX ? KMAX : KMIN; // NaN
-        return b ^ (K)((UK)(b >> (8 * sizeof(K) - 1)) & ABS);
-    }
+    // okey's order, a NaN beyond both ends (okey(+-inf) lies strictly inside)
+    __device__ static K key(T v) { return is_nan(v) ? (MAX ? KMAX : KMIN) : okey(v); }
     __device__ void init()
     {
         a = O::identity(); // index ~0: no element yet

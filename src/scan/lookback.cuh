@@ -452,37 +452,25 @@ template <int NV> struct Transpose {
     __device__ __forceinline__ static int slot(int q) { return q + q / (P * NV); }
 };
 
-template <int NV, int V, typename A> __device__ __forceinline__ void striped_to_blocked(A (&a)[NV][V], uint4 *buf)
+// TO_BLOCKED: striped -> blocked (after the loads); otherwise blocked ->
+// striped (before the stores). The buffer is free again on return.
+template <bool TO_BLOCKED, int NV, int V, typename A>
+__device__ __forceinline__ void warp_transpose(A (&a)[NV][V], uint4 *buf)
 {
     static_assert(V * sizeof(A) == 16, "16-byte vectors");
     const int lane = (int)cupat_dev::lane_id();
+    auto striped = [&](int j) { return Transpose<NV>::slot(j * 32 + lane); };
+    auto blocked = [&](int j) { return Transpose<NV>::slot(lane * NV + j); };
 #pragma unroll
     for (int j = 0; j < NV; j++) {
         uint4 q;
         memcpy(&q, a[j], 16);
-        buf[Transpose<NV>::slot(j * 32 + lane)] = q;
+        buf[TO_BLOCKED ? striped(j) : blocked(j)] = q;
     }
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < NV; j++) {
-        uint4 q = buf[Transpose<NV>::slot(lane * NV + j)];
-        memcpy(a[j], &q, 16);
-    }
-    __syncwarp(); // the buffer is free for blocked_to_striped
-}
-template <int NV, int V, typename A> __device__ __forceinline__ void blocked_to_striped(A (&a)[NV][V], uint4 *buf)
-{
-    const int lane = (int)cupat_dev::lane_id();
-#pragma unroll
-    for (int j = 0; j < NV; j++) {
-        uint4 q;
-        memcpy(&q, a[j], 16);
-        buf[Transpose<NV>::slot(lane * NV + j)] = q;
-    }
-    __syncwarp();
-#pragma unroll
-    for (int j = 0; j < NV; j++) {
-        uint4 q = buf[Transpose<NV>::slot(j * 32 + lane)];
+        uint4 q = buf[TO_BLOCKED ? blocked(j) : striped(j)];
         memcpy(a[j], &q, 16);
     }
     __syncwarp();

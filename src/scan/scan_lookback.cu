@@ -15,7 +15,8 @@
 //   4. warp 0 looks back for the tile's prefix; every element gets
 //      op(tile prefix, warp prefix, lanes below, its own inclusive value),
 //      and the tile goes back through shared memory to striped stores.
-// The striped form (decoupled_tma, the segmented scans) scans in registers
+// The segmented scans use the same blocked tile. The striped form
+// (decoupled_tma, and k_decoupled without BLOCKED) scans in registers
 // instead: per vector V - 1 combines, then per j a warp scan of the vector
 // totals carried from j to j + 1 (NV warp scans a thread), then 3-4.
 // Every combine has a fixed place, so float sums give the same bits run after
@@ -104,7 +105,7 @@ __device__ __forceinline__ void striped_scan_store(A (&a)[NV][V], LookbackState<
 }
 
 // BLOCKED: the tile is transposed through shared memory (lookback.cuh,
-// striped_to_blocked) so each thread scans NV * V consecutive elements
+// warp_transpose) so each thread scans NV * V consecutive elements
 // serially and one value a thread goes through the warp scan; otherwise the
 // warp-striped vectors are scanned in registers (NV warp scans a thread).
 template <typename T, int OP, int BLOCK = DC_BLOCK, int NV = DC_NV, bool DYN = false, int MINB = 1,
@@ -130,7 +131,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, siz
     load_striped(xa, wbase, n, fast, id, a, BLOCKED);
     if constexpr (BLOCKED) {
         __shared__ uint4 buf[SH::NW][Transpose<NV>::SLOTS];
-        striped_to_blocked(a, buf[w]);
+        warp_transpose<true>(a, buf[w]);
         const A pre = tile_scan_blocked<O::FLOAT_SUM, BLOCK>(a, id, op, NoHead(), st, tile);
         if (exclusive) { // element i gets pre + inclusive(i - 1): shift down, last first
 #pragma unroll
@@ -145,7 +146,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, siz
 #pragma unroll
                 for (int k = 0; k < V; k++) a[j][k] = op(pre, a[j][k]);
         }
-        blocked_to_striped(a, buf[w]);
+        warp_transpose<false>(a, buf[w]);
         store_striped(ya, wbase, n, fast, a, true);
     } else {
         striped_scan_store<O, BLOCK, NV>(a, st, tile, exclusive, ya, wbase, n, fast);
@@ -251,7 +252,7 @@ __global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_
 // SegShape: vectors a thread and resident blocks (H100, docs/scan-tuning.md).
 constexpr int SEG_BLOCK = 128;
 template <typename A> struct SegShape {
-    static constexpr int NV = sizeof(A) == 4 ? 6 : 8;
+    static constexpr int NV = ScanShape<A>::NV;
     static constexpr int MINB = sizeof(A) == 4 ? 8 : 6;
     static constexpr int TILE = Shape<A, SEG_BLOCK, NV>::TILE;
 };
@@ -281,7 +282,7 @@ __global__ void __launch_bounds__(SEG_BLOCK, MINB)
     A a[NV][V];
     load_striped((const A *)x, wbase, n, fast, O::identity(), a);
     __shared__ uint4 buf[SH::NW][Transpose<NV>::SLOTS];
-    striped_to_blocked(a, buf[w]);
+    warp_transpose<true>(a, buf[w]);
     // Bit e of hm: the thread's element e starts a segment. Past n: no head.
     unsigned hm = 0;
 #pragma unroll
@@ -322,7 +323,7 @@ __global__ void __launch_bounds__(SEG_BLOCK, MINB)
         for (int e = 0; e < NV * V; e++)
             if (!(hm & ((2u << e) - 1))) a[e / V][e % V] = vop(pre.v, a[e / V][e % V]);
     }
-    blocked_to_striped(a, buf[w]);
+    warp_transpose<false>(a, buf[w]);
     store_striped((A *)y, wbase, n, fast, a);
 }
 
@@ -448,7 +449,7 @@ cupat_status cupat__scan_cuda(cupat_ctx *ctx, const scan_req *r)
 // (aggregate or warp prefix), one a tile in the chain of tile prefixes, then
 // the three adds that assemble an output (tile prefix + warp prefix, + the
 // lanes below, + own value) and one in the look-back's fold (the identity in
-// front). Warp-striped tiles (decoupled_tma, segmented scans): V - 1 in the
+// front). Warp-striped tiles (decoupled_tma): V - 1 in the
 // vector, 5 in the warp scan, 1 + NV for the carry from vector to vector, and
 // the same from the warp fold on.
 static size_t lookback_depth(size_t n, size_t esize, size_t block, size_t nv, bool blocked)
