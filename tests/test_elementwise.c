@@ -505,8 +505,9 @@ static void ref_blur(size_t w, size_t h, int C, int r, const uint8_t *in, uint8_
     free(S);
 }
 
-/* fill: -1 random, else every byte = fill. */
-static void blur_case(size_t w, size_t h, int C, int r, int fill)
+/* fill: -1 random, else every byte = fill. off: bytes by which the device
+ * images start past an allocation (1..3: misaligned rows for the word paths). */
+static void blur_case_at(size_t w, size_t h, int C, int r, int fill, size_t off)
 {
     size_t n = w * h * C, cap = n + 16;
     uint8_t *in = xmalloc(n), *want = xmalloc(cap), *got = xmalloc(cap);
@@ -514,7 +515,8 @@ static void blur_case(size_t w, size_t h, int C, int r, int fill)
     else memset(in, fill, n);
     memset(want, 0xFF, cap);
     ref_blur(w, h, C, r, in, want);
-    uint8_t *din = dalloc(n), *dout = dalloc(cap);
+    uint8_t *din0 = dalloc(n + off), *dout0 = dalloc(cap + off);
+    uint8_t *din = din0 + off, *dout = dout0 + off;
     put(din, in, n);
     const char *rung;
     FOR_RUNGS("blur", rung) {
@@ -522,19 +524,25 @@ static void blur_case(size_t w, size_t h, int C, int r, int fill)
         CHECK_OK(ctx, cupat_blur(ctx, w, h, C, r, din, dout));
         get(got, dout, cap);
         size_t k = diff_u8(got, want, cap);
-        CHECK(k == cap, "blur/%s %zux%zu C=%d r=%d: byte %zu = %d, want %d", rung, w, h, C, r, k,
-              k < cap ? got[k] : -1, k < cap ? want[k] : -1);
+        CHECK(k == cap, "blur/%s %zux%zu C=%d r=%d off %zu: byte %zu = %d, want %d", rung, w, h,
+              C, r, off, k, k < cap ? got[k] : -1, k < cap ? want[k] : -1);
     }
-    dfree(din);
-    dfree(dout);
+    dfree(din0);
+    dfree(dout0);
     free(in);
     free(want);
     free(got);
 }
 
+static void blur_case(size_t w, size_t h, int C, int r, int fill)
+{
+    blur_case_at(w, h, C, r, fill, 0);
+}
+
 static void test_blur(void)
 {
-    const int radii[] = {0, 1, 3, 8, 64};
+    /* every r mod 4 (the columns rung's prefix offsets), its widest r (16) and past it */
+    const int radii[] = {0, 1, 2, 3, 5, 8, 16, 17, 64};
     const size_t shapes[][2] = {{1, 1}, {17, 13}, {t_small ? 100 : 640, t_small ? 80 : 480}};
     for (size_t s = 0; s < 3; s++)
         for (int C = 1; C <= 4; C++)
@@ -546,6 +554,11 @@ static void test_blur(void)
     blur_case(t_small ? 40 : 640, t_small ? 30 : 480, 4, 64, 255); /* largest sums */
     blur_case(200, 3, 3, 8, -1);                                    /* wide, few rows */
     blur_case(3, 200, 1, 8, -1);                                    /* tall, few cols */
+    for (int C = 1; C <= 4; C++) { /* misaligned images: byte paths; many segments and chunks */
+        blur_case_at(t_small ? 301 : 1001, t_small ? 45 : 167, C, 5, -1, 1);
+        blur_case_at(t_small ? 300 : 1000, t_small ? 44 : 166, C, 2, -1, 3);
+    }
+    blur_case(t_small ? 512 : 1920, t_small ? 64 : 1080, 3, 8, 255); /* all 255: exact means */
     if (t_backend == CUPAT_BACKEND_CUDA && !t_small) {
         blur_case(3, ((size_t)1 << 20) + 17, 1, 3, -1); /* past gridDim.y x 16 rows */
         blur_case(1, ((size_t)1 << 22) + ((size_t)1 << 20) + 1, 1, 2, -1); /* > 65535 bands */

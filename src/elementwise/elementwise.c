@@ -67,12 +67,18 @@ static const cupat_variant_info blur_rungs[] = {
      CUDA, 0},
     {"blur", "separable",
      "row sums (16-bit scratch), then sliding column sums: O(1) per output",
-     "beyond the books", CUDA, 1},
+     "beyond the books", CUDA, 0},
     {"blur", "conv",
      "cupat_conv2d_separable's fused kernel (tile, row pass, column pass in shared "
      "memory; one read, one write) with a ones filter and the integer-mean output; "
      "radius > 15 runs separable",
      "PMPP 7 (separable filter)", CUDA, 0},
+    {"blur", "columns",
+     "one pass, no shared memory: a warp walks a row segment down a chunk of rows, "
+     "column sums in registers (add the entering row, drop the leaving one), row "
+     "windows from a warp prefix sum (two shuffles an output whatever r), the mean by "
+     "one FMA; radius > 16 runs separable",
+     "beyond the books", CUDA, 1},
     {"blur", "cpu", "OpenMP separable running sums", "OpenMP", CPU, 1},
 };
 

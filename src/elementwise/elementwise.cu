@@ -728,6 +728,11 @@ static cupat_status blur_launch(cupat_ctx *ctx, int rung, size_t w, size_t h, in
                                 const uint8_t *in, uint8_t *out)
 {
     cudaStream_t s = ctx->stream;
+    if (rung == BL_COLUMNS) {
+        if (cupat__blur_columns_fits(w, h, C, r))
+            return cupat__blur_columns_cuda(ctx, w, h, C, r, in, out);
+        rung = BL_SEPARABLE; /* wider windows; images past the kernel's int offsets */
+    }
     if (rung == BL_CONV) {
         if (r <= CUPAT_CONV2D_MAX_K / 2) return cupat__conv2d_blur_cuda(ctx, w, h, C, r, in, out);
         rung = BL_SEPARABLE; /* past conv2d's 31 taps */

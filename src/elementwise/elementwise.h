@@ -19,7 +19,9 @@ enum {
 };
 enum { MA_1D, MA_2D, MA_MIX, MA_VEC4_ROWS, MA_VEC4_TILE, MA_CPU, MA_COUNT };
 enum { GR_NAIVE_2D, GR_COARSE4, GR_COARSE16, GR_CPU, GR_COUNT };
-enum { BL_NAIVE, BL_SMEM_TILE, BL_SEPARABLE, BL_CONV, BL_CPU, BL_COUNT };
+enum { BL_NAIVE, BL_SMEM_TILE, BL_SEPARABLE, BL_CONV, BL_COLUMNS, BL_CPU, BL_COUNT };
+/* The columns rung's widest radius (blur_columns.cu): past it, separable. */
+#define BL_COLUMNS_MAX_R 16
 
 /* vadd and saxpy are one op family: c = a + b, or y = fmaf(alpha, x, y)
  * (then a = x, b = c = y). */
@@ -44,6 +46,11 @@ cupat_status cupat__gray_cuda(cupat_ctx *ctx, int rung, size_t width, size_t hei
                               size_t gray_pitch);
 cupat_status cupat__blur_cuda(cupat_ctx *ctx, int rung, size_t width, size_t height,
                               int channels, int radius, const uint8_t *in, uint8_t *out);
+/* The columns rung, where cupat__blur_columns_fits (radius <= BL_COLUMNS_MAX_R,
+ * rows and row bytes below 2^30). */
+int cupat__blur_columns_fits(size_t width, size_t height, int channels, int radius);
+cupat_status cupat__blur_columns_cuda(cupat_ctx *ctx, size_t width, size_t height, int channels,
+                                      int radius, const uint8_t *in, uint8_t *out);
 
 void cupat__ew_cpu(ew_op op, size_t n, float alpha, const float *a, const float *b,
                    float *c);

@@ -1,0 +1,370 @@
+/* blur_columns.cu — cupat_blur's default rung: the box blur in one pass over
+ * the image, no shared memory, no barrier.
+ *
+ * A warp owns a segment of a row band: lane l holds 4 consecutive pixels
+ * (4 C bytes) and the warp walks down (or up) a chunk of rows.
+ *   vertical:   V = the column sums of the 2r + 1 rows around the current one,
+ *               kept in registers; a step adds the entering row and takes away
+ *               the leaving one (read again: L1 saw it 2r + 1 steps before).
+ *   horizontal: r < 4: the r nearest column sums of each neighbouring lane
+ *               come by shuffles and the window slides along the lane's 4
+ *               pixels. r >= 4: an inclusive prefix Q of V along the segment (3
+ *               adds in a lane, a 5-step warp scan a channel); the window sum
+ *               of pixel x is Q(x + r) - Q(x - r - 1): two shuffles whatever r.
+ *   the mean:   floor(H / count) by one FMA and one add (see blur_mean).
+ * Lanes within ceil(r / 4) of the warp's ends only feed their neighbours'
+ * windows (the segments overlap by that halo), so r <= 16 keeps 24 of 32
+ * lanes writing; wider radii run the separable rung.
+ *
+ * Everything is exact: samples enter as floats 2^23 + byte (one byte_perm, no
+ * conversion instruction) and every sum is an integer below 2^24. Pixels and
+ * rows outside the image are zeros and count = valid rows x valid columns, so
+ * the bytes are those of the truncated integer mean over the window's pixels
+ * inside the image, as every blur rung gives.
+ *
+ * Chunks: consecutive rows of one segment split into chunks run by different
+ * warps (one wave of them); each chunk first sums the 2r rows before its
+ * first output (read by the neighbouring chunk too). Even chunks walk down and
+ * odd ones up, so two neighbouring chunks reach their shared rows at the same
+ * time and the second read is an L2 hit rather than DRAM. */
+#include "elementwise.h"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+namespace {
+
+constexpr int BC_WARPS = 8; /* warps a block */
+constexpr int DEPTH = 2;    /* entering rows in flight a warp (4 measured no faster) */
+constexpr int WARM = 8;     /* warm-up rows requested at a time */
+constexpr unsigned FULL = 0xffffffffu;
+
+/* The lane's 4 C bytes of a row at p (the row's start plus the lane's column);
+ * zeros where the row is outside the image (row_ok false) or a byte outside
+ * the row (in[b] false). AL: image and rows aligned to a lane's vector (16, 8,
+ * 4 bytes for C = 4, 2, 1; words for C = 3), so each vector is wholly inside or
+ * outside (the lane's column is a multiple of 4 C bytes) and in[0] / in[4k]
+ * stands for it. Predicated loads, no branches. */
+template <int C, bool AL>
+__device__ __forceinline__ void load_row(const uint8_t *p, bool row_ok, const bool (&in)[4 * C],
+                                         uint32_t (&wd)[C])
+{
+    if (AL && C == 4) {
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (row_ok && in[0]) v = __ldg((const uint4 *)p);
+        wd[0] = v.x, wd[1 % C] = v.y, wd[2 % C] = v.z, wd[3 % C] = v.w;
+    } else if (AL && C == 2) {
+        uint2 v = make_uint2(0, 0);
+        if (row_ok && in[0]) v = __ldg((const uint2 *)p);
+        wd[0] = v.x, wd[1 % C] = v.y;
+    } else {
+#pragma unroll
+        for (int k = 0; k < C; k++) {
+            uint32_t v = 0;
+            if (AL) {
+                if (row_ok && in[4 * k]) v = __ldg((const unsigned *)(p + 4 * k));
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    if (row_ok && in[4 * k + j]) v |= (uint32_t)__ldg(p + 4 * k + j) << (8 * j);
+            }
+            wd[k] = v;
+        }
+    }
+}
+
+/* The lane's means to its column at p, where ok (per byte; AL as load_row).
+ * C = 3 stores three words at a 12-byte stride: each instruction writes a
+ * third of every 32-byte sector of the warp's row. Staging the row through
+ * shared memory for three coalesced stores cut the L2 traffic (120 -> 88 MB at
+ * 3840x2160) but measured 6% slower (0.0265 -> 0.0281 ms, radius 1). */
+template <int C, bool AL>
+__device__ __forceinline__ void store_row(uint8_t *p, const bool (&ok)[4 * C], const uint32_t (&wd)[C])
+{
+    if (AL && C == 4) {
+        if (ok[0]) *(uint4 *)p = make_uint4(wd[0], wd[1 % C], wd[2 % C], wd[3 % C]);
+    } else if (AL && C == 2) {
+        if (ok[0]) *(uint2 *)p = make_uint2(wd[0], wd[1 % C]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < C; k++) {
+            if (AL) {
+                if (ok[4 * k]) *(uint32_t *)(p + 4 * k) = wd[k];
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    if (ok[4 * k + j]) p[4 * k + j] = (uint8_t)(wd[k] >> (8 * j));
+            }
+        }
+    }
+}
+
+/* 2^23 + byte J of w, as a float: the byte into the mantissa of 0x4B000000. */
+template <int J>
+__device__ __forceinline__ float byte_f(uint32_t w)
+{
+    return __int_as_float((int)__byte_perm(w, 0x4B000000u, 0x7540u + J));
+}
+
+/* V[s] += entering - leaving for the lane's samples s: (2^23 + a) - (2^23 + b)
+ * is exact, and so is every sum below 2^24. Floats, not integers: adds go to
+ * the FP32 pipes (128 lanes an SM a clock) rather than the integer ALU (64). */
+template <int C>
+__device__ __forceinline__ void slide(float (&V)[4 * C], const uint32_t (&in)[C],
+                                      const uint32_t (&out)[C])
+{
+#pragma unroll
+    for (int k = 0; k < C; k++) {
+        V[4 * k + 0] += byte_f<0>(in[k]) - byte_f<0>(out[k]);
+        V[4 * k + 1] += byte_f<1>(in[k]) - byte_f<1>(out[k]);
+        V[4 * k + 2] += byte_f<2>(in[k]) - byte_f<2>(out[k]);
+        V[4 * k + 3] += byte_f<3>(in[k]) - byte_f<3>(out[k]);
+    }
+}
+
+/* floor(H / count) for an integer H < 2^24 and count <= 33^2, given
+ * inv = fl(1/count) and hb = fl(0.5 inv - 0.5): t = H inv + hb is
+ * (H + 0.5) / count - 0.5 within 3e-5, and that lies at least 0.5 / count
+ * (>= 4.6e-4) inside (q - 0.5, q + 0.5) for q = floor(H / count); adding
+ * 1.5 * 2^23 rounds t to q, which lands in the low byte of the float's bits. */
+__device__ __forceinline__ uint32_t blur_mean(float H, float inv, float hb)
+{
+    return __float_as_uint(fmaf(H, inv, hb) + 12582912.0f);
+}
+
+/* The row of means of a step, from the column sums V of the lane's 4 pixels.
+ * K < 4: r = K, the window reaches one lane each side: its r nearest sums
+ * arrive by shuffles (2 r a channel) and the window slides along the lane's
+ * pixels. K >= 4: r >= 4, M = r mod 4 = K - 4: the prefix form (see the head
+ * of this file), the window's ends q = r / 4 lanes or one more away.
+ * EDGE: windows cut by the image's border, each pixel's own count ny nx[p];
+ * otherwise all full, count (2r + 1)^2 (inv, hb). */
+template <int C, int K, bool EDGE>
+__device__ __forceinline__ void row_means(const float (&V)[4 * C], int lane, int q, float inv,
+                                          float hb, int ny, const int (&nx)[4],
+                                          uint32_t (&res)[C])
+{
+    float ie[4], he[4];
+    if (EDGE)
+#pragma unroll
+        for (int p = 0; p < 4; p++) {
+            ie[p] = __frcp_rn((float)(ny * nx[p]));
+            he[p] = 0.5f * ie[p] - 0.5f;
+        }
+    uint32_t F[4 * C]; /* sample p C + c: a float whose low byte is the mean */
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+        float H[4];
+        if (K < 4) {
+            constexpr int R = K < 4 ? K : 0;
+            float X[4 + 2 * R]; /* the sums of pixels -R .. 3 + R of the lane */
+#pragma unroll
+            for (int p = 0; p < 4; p++) X[R + p] = V[p * C + c];
+#pragma unroll
+            for (int j = 1; j <= R; j++) {
+                X[R - j] = __shfl_up_sync(FULL, X[R + 4 - j], 1);
+                X[R + 3 + j] = __shfl_down_sync(FULL, X[R + j - 1], 1);
+            }
+            float t = X[0];
+#pragma unroll
+            for (int j = 1; j <= 2 * R; j++) t += X[j];
+            H[0] = t;
+#pragma unroll
+            for (int p = 1; p < 4; p++) H[p] = H[p - 1] + (X[p + 2 * R] - X[p - 1]);
+        } else {
+            constexpr int M = K >= 4 ? K - 4 : 0;
+            const float L0 = V[c], L1 = L0 + V[C + c], L2 = L1 + V[2 * C + c],
+                        L3 = L2 + V[3 * C + c];
+            float S = L3;
+#pragma unroll
+            for (int d = 1; d < 32; d <<= 1) {
+                const float v = __shfl_up_sync(FULL, S, d);
+                if (lane >= d) S += v;
+            }
+            const float E = S - L3;
+            /* Qe[k]: the sum of V over the segment's pixels before the lane's pixel k. */
+            const float Qe[5] = {E, E + L0, E + L1, E + L2, S};
+#pragma unroll
+            for (int p = 0; p < 4; p++) {
+                /* window [x - r, x + r] of x = 4 lane + p: Qe at x + r + 1 less Qe at x - r */
+                const float A = __shfl_down_sync(FULL, Qe[((p + M) & 3) + 1], q + ((p + M) >> 2));
+                const float B = __shfl_up_sync(FULL, Qe[(p - M + 4) & 3], q + (p < M ? 1 : 0));
+                H[p] = A - B;
+            }
+        }
+#pragma unroll
+        for (int p = 0; p < 4; p++)
+            F[p * C + c] = EDGE ? blur_mean(H[p], ie[p], he[p]) : blur_mean(H[p], inv, hb);
+    }
+#pragma unroll
+    for (int k = 0; k < C; k++)
+        res[k] = __byte_perm(__byte_perm(F[4 * k], F[4 * k + 1], 0x0040u),
+                             __byte_perm(F[4 * k + 2], F[4 * k + 3], 0x0040u), 0x5410u);
+}
+
+/* Sizes are ints here: cupat__blur_columns_fits keeps w C and h below 2^30. */
+template <int C, int K, bool AL>
+__global__ void __launch_bounds__(BC_WARPS * 32, C == 4 ? 2 : 3)
+    blur_columns(int w, int h, int r, int nseg, int nchunk, int rows, float inv, float hb,
+                 const uint8_t *__restrict__ in, uint8_t *__restrict__ out)
+{
+    const int lane = threadIdx.x & 31;
+    const long long gw = (long long)blockIdx.x * BC_WARPS + (threadIdx.x >> 5);
+    if (gw >= (long long)nseg * nchunk) return; /* a whole warp */
+    const int seg = (int)(gw % nseg), chunk = (int)(gw / nseg);
+    const int q = r >> 2, hl = (r + 3) >> 2; /* halo lanes at each end */
+    const int x0 = seg * (4 * (32 - 2 * hl)) - 4 * hl + 4 * lane; /* lane's first pixel */
+    const int rb = w * C, bo = x0 * C;
+    const bool writes = lane >= hl && lane < 32 - hl;
+    bool inside[4 * C], wr[4 * C]; /* the lane's byte b lies in the row; and is written */
+#pragma unroll
+    for (int b = 0; b < 4 * C; b++) {
+        inside[b] = (unsigned)(bo + b) < (unsigned)rb;
+        wr[b] = writes && inside[b];
+    }
+    int nx[4]; /* the window's columns inside the image (1 outside: never written) */
+#pragma unroll
+    for (int p = 0; p < 4; p++) {
+        const int x = x0 + p;
+        nx[p] = (unsigned)x < (unsigned)w ? (x + r < w ? x + r : w - 1) - (x > r ? x - r : 0) + 1 : 1;
+    }
+    /* The warp takes the counting path where a written pixel's window leaves the image. */
+    const bool edge_cols = __any_sync(FULL, writes && x0 < w && (x0 < r || x0 + 3 + r >= w));
+
+    const int c0 = chunk * rows, c1 = rows < h - c0 ? c0 + rows : h;
+    const int dir = (chunk & 1) ? -1 : 1; /* odd chunks walk up */
+    const int ys = dir > 0 ? c0 : c1 - 1, nout = c1 - c0;
+    const long long step = (long long)dir * rb;
+    const uint8_t *col = in + bo; /* the lane's column; read only where inside */
+
+    /* The entering and leaving rows of the next DEPTH steps are in flight
+     * (step i's in nw, ow[i mod DEPTH]; a leaving row is an L1 or L2 hit: it
+     * entered 2r + 1 steps before). None leaves at the first step. The first
+     * DEPTH are requested before the warm-up's rows, so the two wait once. */
+    uint32_t nw[DEPTH][C], ow[DEPTH][C];
+    int yn = ys + dir * r, yo = ys - dir * (r + 1);
+    const uint8_t *pn = col + (long long)yn * rb, *po = col + (long long)yo * rb;
+    uint8_t *pw = out + bo + (long long)ys * rb;
+#pragma unroll
+    for (int u = 0; u < DEPTH; u++) {
+        load_row<C, AL>(pn, u < nout && (unsigned)yn < (unsigned)h, inside, nw[u]);
+        load_row<C, AL>(po, u > 0 && u < nout && (unsigned)yo < (unsigned)h, inside, ow[u]);
+        yn += dir, pn += step, yo += dir, po += step;
+    }
+
+    /* Warm-up: the window of the first output row, less its entering row;
+     * WARM rows' loads at a time. */
+    float V[4 * C];
+#pragma unroll
+    for (int s = 0; s < 4 * C; s++) V[s] = 0.f;
+    {
+        const uint32_t none[C] = {};
+        for (int t0 = -r; t0 < r; t0 += WARM) {
+            uint32_t wd[WARM][C];
+#pragma unroll
+            for (int u = 0; u < WARM; u++) {
+                const int y = ys + dir * (t0 + u);
+                load_row<C, AL>(col + (long long)y * rb, t0 + u < r && (unsigned)y < (unsigned)h,
+                                 inside, wd[u]);
+            }
+#pragma unroll
+            for (int u = 0; u < WARM; u++) slide<C>(V, wd[u], none);
+        }
+    }
+
+    for (int i0 = 0; i0 < nout; i0 += DEPTH) {
+#pragma unroll
+        for (int u = 0; u < DEPTH; u++) {
+            const int i = i0 + u;
+            if (i < nout) {
+                const int y = ys + dir * i;
+                slide<C>(V, nw[u], ow[u]);
+                /* Refill: step i + DEPTH's entering and leaving rows. */
+                const bool more = i + DEPTH < nout;
+                load_row<C, AL>(pn, more && (unsigned)yn < (unsigned)h, inside, nw[u]);
+                load_row<C, AL>(po, more && (unsigned)yo < (unsigned)h, inside, ow[u]);
+                yn += dir, pn += step, yo += dir, po += step;
+
+                const int ny = (y + r < h ? y + r : h - 1) - (y > r ? y - r : 0) + 1;
+                uint32_t res[C]; /* the means, byte p C + c of the lane for pixel p, channel c */
+                if (edge_cols || ny != 2 * r + 1)
+                    row_means<C, K, true>(V, lane, q, inv, hb, ny, nx, res);
+                else
+                    row_means<C, K, false>(V, lane, q, inv, hb, ny, nx, res);
+                store_row<C, AL>(pw, wr, res);
+                pw += step;
+            }
+        }
+    }
+}
+
+template <int C, int K>
+cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint8_t *out)
+{
+    const void *kern = (const void *)blur_columns<C, K, true>;
+    const int hl = (r + 3) / 4;
+    const int seg_px = 4 * (32 - 2 * hl);
+    const long long nseg = (w + seg_px - 1) / seg_px;
+    int per_sm = 0;
+    CUPAT_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern,
+                                                                      BC_WARPS * 32, 0));
+    /* One wave of warps; at least 2r + 8 rows a chunk, so the warm-up stays a
+     * fraction of a chunk's work. */
+    long long wave = (long long)(per_sm > 0 ? per_sm : 1) * (ctx->sm_count > 0 ? ctx->sm_count : 1) *
+                     BC_WARPS;
+    long long nchunk = wave / nseg;
+    long long min_rows = 2LL * r + 8;
+    if (nchunk > (h + min_rows - 1) / min_rows) nchunk = (h + min_rows - 1) / min_rows;
+    if (nchunk < 1) nchunk = 1;
+    const long long rows = (h + nchunk - 1) / nchunk;
+    nchunk = (h + rows - 1) / rows;
+    const long long blocks = (nseg * nchunk + BC_WARPS - 1) / BC_WARPS;
+    const int vec = C == 3 ? 4 : 4 * C; /* a lane's vector: load_row's AL */
+    const bool al4 = ((uintptr_t)in % vec == 0) && ((uintptr_t)out % vec == 0) && ((w * C) % vec == 0);
+    const float inv = 1.0f / (float)((2 * r + 1) * (2 * r + 1)), hb = 0.5f * inv - 0.5f;
+    if (al4)
+        blur_columns<C, K, true><<<(unsigned)blocks, BC_WARPS * 32, 0, ctx->stream>>>(
+            w, h, r, (int)nseg, (int)nchunk, (int)rows, inv, hb, in, out);
+    else
+        blur_columns<C, K, false><<<(unsigned)blocks, BC_WARPS * 32, 0, ctx->stream>>>(
+            w, h, r, (int)nseg, (int)nchunk, (int)rows, inv, hb, in, out);
+    return cupat__launched(ctx, "blur_columns");
+}
+
+template <int C>
+cupat_status launch_c(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint8_t *out)
+{
+    switch (r < 4 ? r : 4 + (r & 3)) {
+    case 0: return launch<C, 0>(ctx, w, h, r, in, out);
+    case 1: return launch<C, 1>(ctx, w, h, r, in, out);
+    case 2: return launch<C, 2>(ctx, w, h, r, in, out);
+    case 3: return launch<C, 3>(ctx, w, h, r, in, out);
+    case 4: return launch<C, 4>(ctx, w, h, r, in, out);
+    case 5: return launch<C, 5>(ctx, w, h, r, in, out);
+    case 6: return launch<C, 6>(ctx, w, h, r, in, out);
+    default: return launch<C, 7>(ctx, w, h, r, in, out);
+    }
+}
+
+} // namespace
+
+int cupat__blur_columns_fits(size_t width, size_t height, int channels, int radius)
+{
+    /* int offsets in the kernel: a row's bytes and the rows below 2^31, with
+     * room for a segment's halo past the row's end */
+    return radius >= 0 && radius <= BL_COLUMNS_MAX_R && width * (size_t)channels < ((size_t)1 << 30) &&
+           height < ((size_t)1 << 30);
+}
+
+cupat_status cupat__blur_columns_cuda(cupat_ctx *ctx, size_t width, size_t height, int channels,
+                                      int radius, const uint8_t *in, uint8_t *out)
+{
+    const int w = (int)width, h = (int)height;
+    switch (channels) {
+    case 1: return launch_c<1>(ctx, w, h, radius, in, out);
+    case 2: return launch_c<2>(ctx, w, h, radius, in, out);
+    case 3: return launch_c<3>(ctx, w, h, radius, in, out);
+    case 4: return launch_c<4>(ctx, w, h, radius, in, out);
+    }
+    return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "blur: channels = %d", channels);
+}
