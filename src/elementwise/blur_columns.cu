@@ -49,27 +49,36 @@ template <int C, bool AL>
 __device__ __forceinline__ void load_row(const uint8_t *p, bool row_ok, const bool (&in)[4 * C],
                                          uint32_t (&wd)[C])
 {
-    if (AL && C == 4) {
-        uint4 v = make_uint4(0, 0, 0, 0);
-        if (row_ok && in[0]) v = __ldg((const uint4 *)p);
-        wd[0] = v.x, wd[1 % C] = v.y, wd[2 % C] = v.z, wd[3 % C] = v.w;
-    } else if (AL && C == 2) {
-        uint2 v = make_uint2(0, 0);
-        if (row_ok && in[0]) v = __ldg((const uint2 *)p);
-        wd[0] = v.x, wd[1 % C] = v.y;
+#pragma unroll
+    for (int k = 0; k < C; k++) wd[k] = 0;
+    if (AL) {
+        /* Volatile: the load stays where it is written, DEPTH steps before its
+         * use (the compiler otherwise sinks loads to their use, as
+         * conv2d_columns found). Predicated in PTX: no branch. */
+        const int ok = row_ok && in[0];
+        if (C == 4)
+            asm volatile("{ .reg .pred q; setp.ne.s32 q, %4, 0;\n\t"
+                         "@q ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%5]; }"
+                         : "+r"(wd[0]), "+r"(wd[1 % C]), "+r"(wd[2 % C]), "+r"(wd[3 % C])
+                         : "r"(ok), "l"(p));
+        else if (C == 2)
+            asm volatile("{ .reg .pred q; setp.ne.s32 q, %2, 0;\n\t"
+                         "@q ld.global.nc.v2.u32 {%0, %1}, [%3]; }"
+                         : "+r"(wd[0]), "+r"(wd[1 % C])
+                         : "r"(ok), "l"(p));
+        else
+#pragma unroll
+            for (int k = 0; k < C; k++)
+                asm volatile("{ .reg .pred q; setp.ne.s32 q, %1, 0;\n\t"
+                             "@q ld.global.nc.u32 %0, [%2]; }"
+                             : "+r"(wd[k])
+                             : "r"((int)(row_ok && in[4 * k])), "l"(p + 4 * k));
     } else {
 #pragma unroll
-        for (int k = 0; k < C; k++) {
-            uint32_t v = 0;
-            if (AL) {
-                if (row_ok && in[4 * k]) v = __ldg((const unsigned *)(p + 4 * k));
-            } else {
+        for (int k = 0; k < C; k++)
 #pragma unroll
-                for (int j = 0; j < 4; j++)
-                    if (row_ok && in[4 * k + j]) v |= (uint32_t)__ldg(p + 4 * k + j) << (8 * j);
-            }
-            wd[k] = v;
-        }
+            for (int j = 0; j < 4; j++)
+                if (row_ok && in[4 * k + j]) wd[k] |= (uint32_t)__ldg(p + 4 * k + j) << (8 * j);
     }
 }
 
