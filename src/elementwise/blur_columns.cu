@@ -144,8 +144,9 @@ __device__ __forceinline__ uint32_t blur_mean(float H, float inv, float hb)
 /* The row of means of a step, from the column sums V of the lane's 4 pixels.
  * K < 4: r = K, the window reaches one lane each side: its r nearest sums
  * arrive by shuffles (2 r a channel) and the window slides along the lane's
- * pixels. K >= 4: r >= 4, M = r mod 4 = K - 4: the prefix form (see the head
- * of this file), the window's ends q = r / 4 lanes or one more away.
+ * pixels. K = 5..7: r > 4 with M = r mod 4 = K - 4: the prefix form (see the
+ * head of this file), the window's ends q = r / 4 lanes or one more away.
+ * K = 8..11: r = 4 (K - 7): lane totals (below).
  * EDGE: windows cut by the image's border, each pixel's own count ny nx[p];
  * otherwise all full, count (2r + 1)^2 (inv, hb). */
 template <int C, int K, bool EDGE>
@@ -180,6 +181,41 @@ __device__ __forceinline__ void row_means(const float (&V)[4 * C], int lane, int
             H[0] = t;
 #pragma unroll
             for (int p = 1; p < 4; p++) H[p] = H[p - 1] + (X[p + 2 * R] - X[p - 1]);
+        } else if (K >= 8) {
+            /* r = 4Q: the window of pixel p is lane l - Q from p on, lanes
+             * l - Q + 1 .. l + Q - 1, lane l + Q up to p; with the lane totals
+             * T and the lane's inclusive prefix L: S = sum of T over lanes
+             * l - Q .. l + Q - 1 (by doubling), less L(l - Q) at p - 1, plus
+             * L(l + Q) at p. 9 shuffles for r = 8 (the prefix form: 13), and
+             * no 5-step scan chain. */
+            constexpr int Q = K >= 8 ? K - 7 : 1;
+            const float L0 = V[c], L1 = L0 + V[C + c], L2 = L1 + V[2 * C + c],
+                        L3 = L2 + V[3 * C + c];
+            float S;
+            if (Q == 1) {
+                S = L3 + __shfl_up_sync(FULL, L3, 1);
+            } else {
+                const float P2 = L3 + __shfl_down_sync(FULL, L3, 1); /* T(l), T(l + 1) */
+                if (Q == 2) {
+                    S = P2 + __shfl_up_sync(FULL, P2, 2);
+                } else {
+                    const float P4 = P2 + __shfl_down_sync(FULL, P2, 2); /* T(l .. l + 3) */
+                    if (Q == 3) {
+                        S = __shfl_up_sync(FULL, P4, 3) + __shfl_down_sync(FULL, P2, 1);
+                    } else {
+                        const float P8 = P4 + __shfl_down_sync(FULL, P4, 4);
+                        S = __shfl_up_sync(FULL, P8, 4);
+                    }
+                }
+            }
+            const float a0 = __shfl_up_sync(FULL, L0, Q), a1 = __shfl_up_sync(FULL, L1, Q),
+                        a2 = __shfl_up_sync(FULL, L2, Q);
+            const float b0 = __shfl_down_sync(FULL, L0, Q), b1 = __shfl_down_sync(FULL, L1, Q),
+                        b2 = __shfl_down_sync(FULL, L2, Q), b3 = __shfl_down_sync(FULL, L3, Q);
+            H[0] = S + b0;
+            H[1] = (S - a0) + b1;
+            H[2] = (S - a1) + b2;
+            H[3] = (S - a2) + b3;
         } else {
             constexpr int M = K >= 4 ? K - 4 : 0;
             const float L0 = V[c], L1 = L0 + V[C + c], L2 = L1 + V[2 * C + c],
@@ -343,15 +379,18 @@ cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint
 template <int C>
 cupat_status launch_c(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint8_t *out)
 {
-    switch (r < 4 ? r : 4 + (r & 3)) {
+    switch (r < 4 ? r : (r & 3) ? 4 + (r & 3) : 7 + r / 4) {
     case 0: return launch<C, 0>(ctx, w, h, r, in, out);
     case 1: return launch<C, 1>(ctx, w, h, r, in, out);
     case 2: return launch<C, 2>(ctx, w, h, r, in, out);
     case 3: return launch<C, 3>(ctx, w, h, r, in, out);
-    case 4: return launch<C, 4>(ctx, w, h, r, in, out);
     case 5: return launch<C, 5>(ctx, w, h, r, in, out);
     case 6: return launch<C, 6>(ctx, w, h, r, in, out);
-    default: return launch<C, 7>(ctx, w, h, r, in, out);
+    case 7: return launch<C, 7>(ctx, w, h, r, in, out);
+    case 8: return launch<C, 8>(ctx, w, h, r, in, out);
+    case 9: return launch<C, 9>(ctx, w, h, r, in, out);
+    case 10: return launch<C, 10>(ctx, w, h, r, in, out);
+    default: return launch<C, 11>(ctx, w, h, r, in, out);
     }
 }
 
