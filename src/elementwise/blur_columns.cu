@@ -8,7 +8,9 @@
  *               the leaving one (read again: L1 saw it 2r + 1 steps before).
  *   horizontal: r < 4: the r nearest column sums of each neighbouring lane
  *               come by shuffles and the window slides along the lane's 4
- *               pixels. r >= 4: an inclusive prefix Q of V along the segment (3
+ *               pixels. r = 4, 8, 12, 16: the totals of the lanes the window
+ *               covers (doubling shuffles) and the prefixes of its two end
+ *               lanes. Other r: an inclusive prefix Q of V along the segment (3
  *               adds in a lane, a 5-step warp scan a channel); the window sum
  *               of pixel x is Q(x + r) - Q(x - r - 1): two shuffles whatever r.
  *   the mean:   floor(H / count) by one FMA and one add (see blur_mean).

@@ -76,8 +76,8 @@ static const cupat_variant_info blur_rungs[] = {
     {"blur", "columns",
      "one pass, no shared memory: a warp walks a row segment down a chunk of rows, "
      "column sums in registers (add the entering row, drop the leaving one), row "
-     "windows from a warp prefix sum (two shuffles an output whatever r), the mean by "
-     "one FMA; radius > 16 runs separable",
+     "windows by shuffles (neighbour sums, lane totals or a warp prefix sum, by r), the "
+     "mean by one FMA; radius > 16 runs separable",
      "beyond the books", CUDA, 1},
     {"blur", "cpu", "OpenMP separable running sums", "OpenMP", CPU, 1},
 };
