@@ -251,7 +251,7 @@ __device__ __forceinline__ void row_means(const float (&V)[4 * C], int lane, int
 
 /* Sizes are ints here: cupat__blur_columns_fits keeps w C and h below 2^30. */
 template <int C, int K, bool AL>
-__global__ void __launch_bounds__(BC_WARPS * 32, C == 4 ? 2 : 3)
+__global__ void __launch_bounds__(BC_WARPS * 32, C == 4 ? 2 : K <= 1 ? 4 : 3)
     blur_columns(int w, int h, int r, int nseg, int nchunk, int rows, float inv, float hb,
                  const uint8_t *__restrict__ in, uint8_t *__restrict__ out)
 {
@@ -284,27 +284,80 @@ __global__ void __launch_bounds__(BC_WARPS * 32, C == 4 ? 2 : 3)
     const long long step = (long long)dir * rb;
     const uint8_t *col = in + bo; /* the lane's column; read only where inside */
 
-    /* The entering and leaving rows of the next DEPTH steps are in flight
-     * (step i's in nw, ow[i mod DEPTH]; a leaving row is an L1 or L2 hit: it
-     * entered 2r + 1 steps before). None leaves at the first step. The first
-     * DEPTH are requested before the warm-up's rows, so the two wait once. */
-    uint32_t nw[DEPTH][C], ow[DEPTH][C];
-    int yn = ys + dir * r, yo = ys - dir * (r + 1);
-    const uint8_t *pn = col + (long long)yn * rb, *po = col + (long long)yo * rb;
     uint8_t *pw = out + bo + (long long)ys * rb;
-#pragma unroll
-    for (int u = 0; u < DEPTH; u++) {
-        load_row<C, AL>(pn, u < nout && (unsigned)yn < (unsigned)h, inside, nw[u]);
-        load_row<C, AL>(po, u > 0 && u < nout && (unsigned)yo < (unsigned)h, inside, ow[u]);
-        yn += dir, pn += step, yo += dir, po += step;
-    }
-
-    /* Warm-up: the window of the first output row, less its entering row;
-     * WARM rows' loads at a time. */
     float V[4 * C];
 #pragma unroll
     for (int s = 0; s < 4 * C; s++) V[s] = 0.f;
-    {
+    /* Step i's means from V, to output row ys + dir i. */
+    auto emit = [&](int i) {
+        const int y = ys + dir * i;
+        const int ny = (y + r < h ? y + r : h - 1) - (y > r ? y - r : 0) + 1;
+        uint32_t res[C]; /* the means, byte p C + c of the lane for pixel p, channel c */
+        if (edge_cols || ny != 2 * r + 1)
+            row_means<C, K, true>(V, lane, q, inv, hb, ny, nx, res);
+        else
+            row_means<C, K, false>(V, lane, q, inv, hb, ny, nx, res);
+        store_row<C, AL>(pw, wr, res);
+        pw += step;
+    };
+
+    if constexpr (K <= 2) {
+        /* r <= 2: the window's rows stay in registers, a ring of RS rows: step
+         * i's entering row in slot i mod RS, loaded DEPTH steps before, leaves
+         * 2r + 1 steps after from the same slot (no second read). The warm-up's
+         * 2r rows are steps -2r .. -1's entering rows; slot -2r - 1 is zeros
+         * (nothing leaves at step 0). */
+        constexpr int R = K, RS = 2 * R + 1 + DEPTH;
+        uint32_t ring[RS][C];
+        int yn = ys + dir * r;
+        const uint8_t *pn = col + (long long)yn * rb;
+#pragma unroll
+        for (int u = 0; u < DEPTH; u++) {
+            load_row<C, AL>(pn, u < nout && (unsigned)yn < (unsigned)h, inside, ring[u]);
+            yn += dir, pn += step;
+        }
+#pragma unroll
+        for (int k = 0; k < C; k++) ring[DEPTH][k] = 0;
+#pragma unroll
+        for (int j = 0; j < 2 * R; j++) {
+            const int y = ys + dir * (j - R);
+            load_row<C, AL>(col + (long long)y * rb, (unsigned)y < (unsigned)h, inside,
+                            ring[DEPTH + 1 + j]);
+        }
+#pragma unroll
+        for (int j = 0; j < 2 * R; j++) slide<C>(V, ring[DEPTH + 1 + j], ring[DEPTH]);
+        for (int i0 = 0; i0 < nout; i0 += RS) {
+#pragma unroll
+            for (int u = 0; u < RS; u++) {
+                const int i = i0 + u;
+                if (i < nout) {
+                    const int lv = (u + DEPTH) % RS; /* the leaving row's slot, then step i + DEPTH's */
+                    slide<C>(V, ring[u], ring[lv]);
+                    load_row<C, AL>(pn, i + DEPTH < nout && (unsigned)yn < (unsigned)h, inside,
+                                    ring[lv]);
+                    yn += dir, pn += step;
+                    emit(i);
+                }
+            }
+        }
+    } else {
+        /* The entering and leaving rows of the next DEPTH steps are in flight
+         * (step i's in nw, ow[i mod DEPTH]; a leaving row is an L1 or L2 hit:
+         * it entered 2r + 1 steps before). None leaves at the first step. The
+         * first DEPTH are requested before the warm-up's rows, so the two wait
+         * once. */
+        uint32_t nw[DEPTH][C], ow[DEPTH][C];
+        int yn = ys + dir * r, yo = ys - dir * (r + 1);
+        const uint8_t *pn = col + (long long)yn * rb, *po = col + (long long)yo * rb;
+#pragma unroll
+        for (int u = 0; u < DEPTH; u++) {
+            load_row<C, AL>(pn, u < nout && (unsigned)yn < (unsigned)h, inside, nw[u]);
+            load_row<C, AL>(po, u > 0 && u < nout && (unsigned)yo < (unsigned)h, inside, ow[u]);
+            yn += dir, pn += step, yo += dir, po += step;
+        }
+
+        /* Warm-up: the window of the first output row, less its entering row;
+         * WARM rows' loads at a time. */
         const uint32_t none[C] = {};
         for (int t0 = -r; t0 < r; t0 += WARM) {
             uint32_t wd[WARM][C];
@@ -312,34 +365,25 @@ __global__ void __launch_bounds__(BC_WARPS * 32, C == 4 ? 2 : 3)
             for (int u = 0; u < WARM; u++) {
                 const int y = ys + dir * (t0 + u);
                 load_row<C, AL>(col + (long long)y * rb, t0 + u < r && (unsigned)y < (unsigned)h,
-                                 inside, wd[u]);
+                                inside, wd[u]);
             }
 #pragma unroll
             for (int u = 0; u < WARM; u++) slide<C>(V, wd[u], none);
         }
-    }
 
-    for (int i0 = 0; i0 < nout; i0 += DEPTH) {
+        for (int i0 = 0; i0 < nout; i0 += DEPTH) {
 #pragma unroll
-        for (int u = 0; u < DEPTH; u++) {
-            const int i = i0 + u;
-            if (i < nout) {
-                const int y = ys + dir * i;
-                slide<C>(V, nw[u], ow[u]);
-                /* Refill: step i + DEPTH's entering and leaving rows. */
-                const bool more = i + DEPTH < nout;
-                load_row<C, AL>(pn, more && (unsigned)yn < (unsigned)h, inside, nw[u]);
-                load_row<C, AL>(po, more && (unsigned)yo < (unsigned)h, inside, ow[u]);
-                yn += dir, pn += step, yo += dir, po += step;
-
-                const int ny = (y + r < h ? y + r : h - 1) - (y > r ? y - r : 0) + 1;
-                uint32_t res[C]; /* the means, byte p C + c of the lane for pixel p, channel c */
-                if (edge_cols || ny != 2 * r + 1)
-                    row_means<C, K, true>(V, lane, q, inv, hb, ny, nx, res);
-                else
-                    row_means<C, K, false>(V, lane, q, inv, hb, ny, nx, res);
-                store_row<C, AL>(pw, wr, res);
-                pw += step;
+            for (int u = 0; u < DEPTH; u++) {
+                const int i = i0 + u;
+                if (i < nout) {
+                    slide<C>(V, nw[u], ow[u]);
+                    /* Refill: step i + DEPTH's entering and leaving rows. */
+                    const bool more = i + DEPTH < nout;
+                    load_row<C, AL>(pn, more && (unsigned)yn < (unsigned)h, inside, nw[u]);
+                    load_row<C, AL>(po, more && (unsigned)yo < (unsigned)h, inside, ow[u]);
+                    yn += dir, pn += step, yo += dir, po += step;
+                    emit(i);
+                }
             }
         }
     }
