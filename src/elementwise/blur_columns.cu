@@ -30,6 +30,7 @@
  * odd ones up, so two neighbouring chunks reach their shared rows at the same
  * time and the second read is an L2 hit rather than DRAM. */
 #include "elementwise.h"
+#include "core/cupat_warp.cuh"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -39,7 +40,7 @@ namespace {
 constexpr int BC_WARPS = 8; /* warps a block */
 constexpr int DEPTH = 2;    /* entering rows in flight a warp (4 measured no faster) */
 constexpr int WARM = 8;     /* warm-up rows requested at a time */
-constexpr unsigned FULL = 0xffffffffu;
+constexpr unsigned FULL = cupat_dev::FULL_MASK;
 
 /* The lane's 4 C bytes of a row at p (the row's start plus the lane's column);
  * zeros where the row is outside the image (row_ok false) or a byte outside
@@ -152,7 +153,7 @@ __device__ __forceinline__ uint32_t blur_mean(float H, float inv, float hb)
  * EDGE: windows cut by the image's border, each pixel's own count ny nx[p];
  * otherwise all full, count (2r + 1)^2 (inv, hb). */
 template <int C, int K, bool EDGE>
-__device__ __forceinline__ void row_means(const float (&V)[4 * C], int lane, int q, float inv,
+__device__ __forceinline__ void row_means(const float (&V)[4 * C], int q, float inv,
                                           float hb, int ny, const int (&nx)[4],
                                           uint32_t (&res)[C])
 {
@@ -167,6 +168,9 @@ __device__ __forceinline__ void row_means(const float (&V)[4 * C], int lane, int
 #pragma unroll
     for (int c = 0; c < C; c++) {
         float H[4];
+        /* r >= 4: the lane's inclusive prefix of its 4 column sums (dead code below 4) */
+        const float L0 = V[c], L1 = L0 + V[C + c], L2 = L1 + V[2 * C + c],
+                    L3 = L2 + V[3 * C + c];
         if (K < 4) {
             constexpr int R = K < 4 ? K : 0;
             float X[4 + 2 * R]; /* the sums of pixels -R .. 3 + R of the lane */
@@ -191,8 +195,6 @@ __device__ __forceinline__ void row_means(const float (&V)[4 * C], int lane, int
              * L(l + Q) at p. 9 shuffles for r = 8 (the prefix form: 13), and
              * no 5-step scan chain. */
             constexpr int Q = K >= 8 ? K - 7 : 1;
-            const float L0 = V[c], L1 = L0 + V[C + c], L2 = L1 + V[2 * C + c],
-                        L3 = L2 + V[3 * C + c];
             float S;
             if (Q == 1) {
                 S = L3 + __shfl_up_sync(FULL, L3, 1);
@@ -220,14 +222,7 @@ __device__ __forceinline__ void row_means(const float (&V)[4 * C], int lane, int
             H[3] = (S - a2) + b3;
         } else {
             constexpr int M = K >= 4 ? K - 4 : 0;
-            const float L0 = V[c], L1 = L0 + V[C + c], L2 = L1 + V[2 * C + c],
-                        L3 = L2 + V[3 * C + c];
-            float S = L3;
-#pragma unroll
-            for (int d = 1; d < 32; d <<= 1) {
-                const float v = __shfl_up_sync(FULL, S, d);
-                if (lane >= d) S += v;
-            }
+            const float S = cupat_dev::warp_inclusive_scan(L3, cupat_dev::OpSum{});
             const float E = S - L3;
             /* Qe[k]: the sum of V over the segment's pixels before the lane's pixel k. */
             const float Qe[5] = {E, E + L0, E + L1, E + L2, S};
@@ -294,9 +289,9 @@ __global__ void __launch_bounds__(BC_WARPS * 32, C == 4 ? 2 : K <= 1 ? 4 : 3)
         const int ny = (y + r < h ? y + r : h - 1) - (y > r ? y - r : 0) + 1;
         uint32_t res[C]; /* the means, byte p C + c of the lane for pixel p, channel c */
         if (edge_cols || ny != 2 * r + 1)
-            row_means<C, K, true>(V, lane, q, inv, hb, ny, nx, res);
+            row_means<C, K, true>(V, q, inv, hb, ny, nx, res);
         else
-            row_means<C, K, false>(V, lane, q, inv, hb, ny, nx, res);
+            row_means<C, K, false>(V, q, inv, hb, ny, nx, res);
         store_row<C, AL>(pw, wr, res);
         pw += step;
     };
@@ -392,7 +387,9 @@ __global__ void __launch_bounds__(BC_WARPS * 32, C == 4 ? 2 : K <= 1 ? 4 : 3)
 template <int C, int K>
 cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint8_t *out)
 {
-    const void *kern = (const void *)blur_columns<C, K, true>;
+    const int vec = C == 3 ? 4 : 4 * C; /* a lane's vector: load_row's AL */
+    const bool al4 = ((uintptr_t)in % vec == 0) && ((uintptr_t)out % vec == 0) && ((w * C) % vec == 0);
+    const void *kern = al4 ? (const void *)blur_columns<C, K, true> : (const void *)blur_columns<C, K, false>;
     const int hl = (r + 3) / 4;
     const int seg_px = 4 * (32 - 2 * hl);
     const long long nseg = (w + seg_px - 1) / seg_px;
@@ -410,8 +407,6 @@ cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint
     const long long rows = (h + nchunk - 1) / nchunk;
     nchunk = (h + rows - 1) / rows;
     const long long blocks = (nseg * nchunk + BC_WARPS - 1) / BC_WARPS;
-    const int vec = C == 3 ? 4 : 4 * C; /* a lane's vector: load_row's AL */
-    const bool al4 = ((uintptr_t)in % vec == 0) && ((uintptr_t)out % vec == 0) && ((w * C) % vec == 0);
     const float inv = 1.0f / (float)((2 * r + 1) * (2 * r + 1)), hb = 0.5f * inv - 0.5f;
     if (al4)
         blur_columns<C, K, true><<<(unsigned)blocks, BC_WARPS * 32, 0, ctx->stream>>>(
