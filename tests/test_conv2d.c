@@ -214,6 +214,14 @@ static void test_columns(cupat_ctx *ctx)
             for (size_t ki = 0; ki < sizeof fk / sizeof fk[0]; ki++, n++)
                 run_case_on(ctx, "columns", 0, 1, fw[wi], fh[hi], 1, fk[ki], fk[ki], n % 3,
                             (size_t)(4 * ((n / 3) % 3)));
+    /* f32 9x9 on widths a multiple of 6 runs six pixels a lane (132 above
+     * too): two lanes; a warp's 192 pixels exactly; a second warp with one
+     * lane; a middle warp whose both end lanes load the neighbours' pixels */
+    static const size_t sw[] = {12, 192, 204, 588};
+    for (size_t wi = 0; wi < sizeof sw / sizeof sw[0]; wi++)
+        for (size_t hi = 0; hi < sizeof fh / sizeof fh[0]; hi++)
+            for (int b = 0; b < 3; b++, n++)
+                run_case_on(ctx, "columns", 0, 1, sw[wi], fh[hi], 1, 9, 9, b, (size_t)(4 * (n % 3)));
     /* a pitch of 133 floats: not 16-byte rows, regtile_vec runs */
     run_case_on(ctx, "columns", 0, 1, 132, 65, 1, 5, 5, CUPAT_BORDER_MIRROR, 1);
     /* 8-bit RGB: a lane owns 4 pixels, three 32-bit words */
@@ -239,6 +247,7 @@ static void test_columns(cupat_ctx *ctx)
         }
     if (!t_small) { /* many chunks and warps */
         run_case_on(ctx, "columns", 0, 1, 1024, 517, 1, 9, 9, CUPAT_BORDER_ZERO, 0);
+        run_case_on(ctx, "columns", 0, 1, 1020, 517, 1, 9, 9, CUPAT_BORDER_MIRROR, 0);
         run_case_on(ctx, "columns", 0, 1, 1024, 517, 1, 5, 5, CUPAT_BORDER_MIRROR, 0);
         run_case_on(ctx, "columns", 0, 0, 1024, 517, 3, 3, 3, CUPAT_BORDER_CLAMP, 0);
         run_case_on(ctx, "columns", 0, 0, 1024, 517, 3, 5, 5, CUPAT_BORDER_CLAMP, 0);
