@@ -119,20 +119,26 @@ static void test_rungs(cupat_ctx *ctx)
                         check(ctx, list[v].name, f64, cols[s][0], cols[s][1], cols[s][2],
                               cols[s][3], cols[s][4], P, 0);
                 check(ctx, list[v].name, f64, 36, 10, 67, 0, 0, P, 3);
-                /* steps in pairs across warps (x), row blocks and z chunks */
+                /* steps in pairs across warps (x), row blocks (columns_t2:
+                 * 18 rows a block) and z chunks */
+                check(ctx, list[v].name, f64, 36, 50, 9, 4, 0, P, 2);
                 if (!t_small) check(ctx, list[v].name, f64, 260, 19, 70, 4, 8, P, 2);
             }
         if (t_backend == CUPAT_BACKEND_CUDA && !t_small)
             for (int P = 7; P <= 27; P += 20) check(ctx, list[v].name, 0, 130, 67, 70, 0, 0, P, 0);
     }
     CHECK_OK(ctx, cupat_set_variant(ctx, "stencil3d", NULL));
-    /* the default driver: single steps on the default rung (the temporal
-     * passes of 4 and 2 run above, with that rung pinned) */
+    /* the default driver: single steps on the default rung, or (CUDA, f32
+     * 7-point on 16-byte columns) columns_t2's pairs and a last single step
+     * (the temporal passes of 4 and 2 run above, with that rung pinned) */
     for (int f64 = 0; f64 <= 1; f64++)
         for (int P = 7; P <= 27; P += 20) {
             check(ctx, "default", f64, 37, 21, 19, 0, 0, P, 7);
             check(ctx, "default", f64, 9, 9, 9, 2, 0, P, 1);
             check(ctx, "default", f64, 9, 9, 9, 0, 0, P, 0);
+            check(ctx, "default", f64, 36, 50, 9, 4, 0, P, 5);
+            check(ctx, "default", f64, 8, 6, 5, 4, 8, P, 4);
+            if (!t_small) check(ctx, "default", f64, 260, 19, 70, 4, 8, P, 3);
         }
 }
 

@@ -47,11 +47,13 @@ static const cupat_variant_info s3_rungs[S3_COUNT] = {
                      "shared memory: one read and one write of the grid for T steps",
                      "beyond the books (2.5D temporal blocking)", CUDA, 0},
     [S3_COLUMNS_T2] = {"stencil3d", "columns_t2",
-                       "temporal blocking in the columns form (f32 7-point): a block of 30 "
+                       "temporal blocking in the columns form (f32 7-point): a block of 18 "
                        "output rows and one row above and below walks z; each input plane "
                        "gives the first step's plane (to a shared ring of three), then the "
-                       "second step's plane before it: one read and one write of the grid for "
-                       "two steps (cupat_stencil3d_run: passes of 2; other grids: temporal)",
+                       "second step's plane before it, every read beyond the warp's columns "
+                       "loaded a plane ahead: one read and one write of the grid for two steps "
+                       "(cupat_stencil3d_run: passes of 2, for the default too; other grids: "
+                       "temporal)",
                        "beyond the books (2.5D temporal blocking, register columns)", CUDA, 0},
     [S3_SERIAL] = {"stencil3d", "serial", "one thread, the documented fma chain: the reference",
                    "PMPP 8.1", CPU, 0},
@@ -186,11 +188,15 @@ cupat_status cupat_stencil3d_run(cupat_ctx *ctx, cupat_type type, size_t nx, siz
     CUPAT_TRY(cupat__select(ctx, "stencil3d", &v));
     if (bytes == 0 || steps == 0) return CUPAT_SUCCESS;
     const int rung = cupat__rung_index(v);
-    /* Several steps a pass only where the temporal rung is pinned: on the
-     * H100 its passes of 4 steps ran slower than 4 single steps of the
-     * default (docs/stencil3d.md), so the default steps one at a time. */
+    /* Several steps a pass: temporal only where pinned (on the H100 its
+     * passes of 4 steps ran slower than 4 single steps of the default);
+     * columns_t2's pairs where pinned, and for the default (columns) where
+     * the grid takes them: measured 2.80 ms against 3.13 for 8 steps at
+     * 512^3 (docs/stencil3d.md). A pinned columns steps one at a time. */
     const int temporal = ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_TEMPORAL;
-    const int pairs = ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_COLUMNS_T2;
+    const int def_pairs = ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_COLUMNS &&
+                          !cupat__pinned(ctx, "stencil3d") && cupat__stencil3d_pairs(&r, a, b);
+    const int pairs = (ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_COLUMNS_T2) || def_pairs;
     void *cur = a, *nxt = b;
     for (int left = steps; left > 0;) {
         int t = 1, rr = rung;
@@ -199,6 +205,7 @@ cupat_status cupat_stencil3d_run(cupat_ctx *ctx, cupat_type type, size_t nx, siz
             if (t > 1 || rung == S3_TEMPORAL) rr = S3_TEMPORAL;
         } else if (pairs) {
             t = left >= 2 ? 2 : 1;
+            if (t == 2) rr = S3_COLUMNS_T2;
         }
         CUPAT_TRY(one_step(ctx, rr, &r, t, cur, nxt));
         void *s = cur;

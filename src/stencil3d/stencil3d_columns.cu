@@ -95,24 +95,6 @@ __device__ __forceinline__ float4 outputs(const Col &c, const Row &mid, F f)
 // (__launch_bounds__ without a block count: with "1 block" the compiler
 // took 72 registers for the 27-point, three blocks an SM: 0.476 against
 // 0.440 ms at 64)
-// One 7-point step of a row's four points at plane pointer cp: q its own
-// values, m and p the planes below and above (k_columns_t2's first step;
-// k_columns writes the same lines out, see there). Every lane of the warp
-// calls (shuffles).
-__device__ __forceinline__ float4 step7(const Col &c, const Coef<float> &k, const float4 *cp, long long ldy4,
-                                        float4 m, float4 q, float4 p)
-{
-    const float4 ym = c.ld(cp - ldy4), yp = c.ld(cp + ldy4);
-    const Row mid = c.row(q, cp);
-    return outputs(c, mid, [&](int e) {
-        return point<float, 7>(k, [&](int dx, int dy, int dz) {
-            if (dz) return comp(dz < 0 ? m : p, e);
-            if (dy) return comp(dy < 0 ? ym : yp, e);
-            return mid.v[e + 1 + dx];
-        });
-    });
-}
-
 template <int P, int CY, int CZ, int AHEAD>
 __global__ void __launch_bounds__(CX *CY) k_columns(Grid g, Coef<float> k, const float *__restrict__ in,
                                                    float *__restrict__ out)
@@ -148,8 +130,8 @@ __global__ void __launch_bounds__(CX *CY) k_columns(Grid g, Coef<float> k, const
                 for (long long z = zs; z < ze; z++, cz += ldz4, oz += ldz4) {
                     a[AHEAD - 1] =
                         z + 1 + AHEAD < g.nz && z + AHEAD < ze ? c.ld(cz + (1 + AHEAD) * ldz4) : float4{};
-                    // step7's body written out on purpose: the same code through
-                    // step7 compiled to 0.432 ms against 0.388 (H100, 512^3)
+                    // the step's body written out here on purpose: the same code through
+                    // a shared step function compiled to 0.432 ms against 0.388 (H100, 512^3)
                     float4 o;
                     if (z == 0 || z == g.nz - 1) {
                         o = q;
@@ -232,10 +214,14 @@ __global__ void __launch_bounds__(CX *CY) k_columns(Grid g, Coef<float> k, const
 // first step's planes p - 2, p - 1, p of their own column (registers), of
 // the rows above and below (the ring) and of the next lanes (shuffles); the
 // warp's two ends compute the one first-step point beyond them from the
-// input (7 loads). Every value is the chain of point<float, 7> over the
-// level below, halo points copy it: two passes of k_columns, bit for bit.
-// The grid is read once and written once for two steps; the extra rows
-// and the chunks' extra planes are re-read mostly from L2.
+// input. Every value is the chain of point<float, 7> over the level below,
+// halo points copy it: two passes of k_columns, bit for bit. The grid is
+// read once and written once for two steps; the extra rows and the chunks'
+// extra planes are re-read mostly from L2.
+// Every plane ends in a barrier, so a load that a plane's first step waits
+// for stalls the whole block: all of them (the rows above and below, the
+// end lanes' seven values) are issued a plane ahead. Measured: 8 steps at
+// 512^3 3.66 -> 2.73 ms (H100), from 0.78 to 1.04 of the copy rate.
 template <int CY, int CZ>
 __global__ void __launch_bounds__(CX *(CY + 2)) k_columns_t2(Grid g, Coef<float> k, const float *__restrict__ in,
                                                             float *__restrict__ out)
@@ -260,23 +246,87 @@ __global__ void __launch_bounds__(CX *(CY + 2)) k_columns_t2(Grid g, Coef<float>
             const float4 *col = reinterpret_cast<const float4 *>(in) + c.x4 + yy * ldy4;
             float4 *ocol = reinterpret_cast<float4 *>(out) + c.x4 + yy * ldy4;
             auto inp = [&](long long p) { return yin && p >= 0 && p < g.nz ? c.ld(col + p * ldz4) : float4{}; };
-            // the first step at (xx, y, p) from the input, one point
-            auto s1_at = [&](long long xx, long long p) -> float {
-                const float *f = in + xx + yy * g.ldy + p * g.ldz;
-                if (xx == 0 || xx == g.nx - 1 || hrow || p == 0 || p == g.nz - 1) return f[0];
-                return point<float, 7>(k, [&](int dx, int dy, int dz) { return f[dx + dy * g.ldy + dz * g.ldz]; });
+            // Everything a plane's first step reads beyond the warp's own
+            // columns is loaded a plane ahead, so no load waits inside the
+            // step between two barriers: the input rows y - 1 and y + 1
+            // (ym, yp), and for the warp's two end lanes the column beyond
+            // them (xx = x - 1 or x + 4, the one first-step point they
+            // compute there): its planes p - 1, p, p + 1 (ec, a window), its
+            // rows y -+ 1 (eym, eyp) and the column past it (exo, x - 2 or
+            // x + 5). ec1 is also the row's input neighbour the first step
+            // takes at the warp's end (a shuffle elsewhere).
+            const bool el = yin && lane == 0 && c.xin && c.x4 > 0, er = yin && lane == CX - 1 && c.x4 + 1 < c.nx4;
+            const long long xx = el ? c.x - 1 : c.x + 4, xo = el ? c.x - 2 : c.x + 5;
+            const float *fx = in + xx + yy * g.ldy, *fo = in + xo + yy * g.ldy; // (read only where el || er)
+            const bool inner = yin && !hrow; // rows with y -+ 1 in the grid and a computed first step
+            auto mid_plane = [&](long long q) { return q > 0 && q < g.nz - 1; };
+            auto ld1 = [](const float *f) {
+                float v;
+                asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(f));
+                return v;
             };
+            float4 ym = float4{}, yp = float4{};
+            float ec0 = 0.f, ec1 = 0.f, ec2 = 0.f, exo = 0.f, eym = 0.f, eyp = 0.f;
+            auto fetch = [&](long long q, float4 &ymq, float4 &ypq, float &exoq, float &eymq, float &eypq) {
+                if (inner && mid_plane(q)) {
+                    ymq = c.ld(col + q * ldz4 - ldy4);
+                    ypq = c.ld(col + q * ldz4 + ldy4);
+                    if (el || er) {
+                        exoq = ld1(fo + q * g.ldz);
+                        eymq = ld1(fx + q * g.ldz - g.ldy);
+                        eypq = ld1(fx + q * g.ldz + g.ldy);
+                    }
+                }
+            };
+            if (el || er) {
+                if (p0 - 1 >= 0) ec0 = ld1(fx + (p0 - 1) * g.ldz);
+                ec1 = ld1(fx + p0 * g.ldz);
+                if (p0 + 1 < g.nz) ec2 = ld1(fx + (p0 + 1) * g.ldz);
+            }
+            fetch(p0, ym, yp, exo, eym, eyp);
             float4 am = inp(p0 - 1), a0 = inp(p0), ap = inp(p0 + 1); // input planes p - 1, p, p + 1
             float4 s1mm = float4{}, s1m = float4{}; // first step, planes p - 2, p - 1
             float exlm = 0.f, exrm = 0.f;            // its points beyond the warp, plane p - 1
             for (long long p = p0; p <= p1; p++) {
                 const float4 ahead = p + 1 <= p1 ? inp(p + 2) : float4{};
+                // the next plane's reads beyond the warp's columns
+                float4 ymn = float4{}, ypn = float4{};
+                float ecn = 0.f, exon = 0.f, eymn = 0.f, eypn = 0.f;
+                if (p + 1 <= p1) {
+                    fetch(p + 1, ymn, ypn, exon, eymn, eypn);
+                    if ((el || er) && p + 2 < g.nz) ecn = ld1(fx + (p + 2) * g.ldz);
+                }
                 // the first step, plane p, this row
                 float4 s1c = a0;
-                float exl = 0.f, exr = 0.f;
-                if (yin && !hrow && p != 0 && p != g.nz - 1) s1c = step7(c, k, col + p * ldz4, ldy4, am, a0, ap);
-                if (yin && lane == 0 && c.xin && c.x4 > 0) exl = s1_at(c.x - 1, p);
-                if (yin && lane == CX - 1 && c.x4 + 1 < c.nx4) exr = s1_at(c.x + 4, p);
+                float ex = 0.f; // the end lane's point beyond the warp
+                if (inner && mid_plane(p)) {
+                    Row mid;
+                    mid.v[1] = a0.x, mid.v[2] = a0.y, mid.v[3] = a0.z, mid.v[4] = a0.w;
+                    mid.v[0] = __shfl_up_sync(FULL, a0.w, 1);
+                    mid.v[5] = __shfl_down_sync(FULL, a0.x, 1);
+                    if (el) mid.v[0] = ec1;
+                    if (er) mid.v[5] = ec1;
+                    s1c = outputs(c, mid, [&](int e) {
+                        return point<float, 7>(k, [&](int dx, int dy, int dz) {
+                            if (dz) return comp(dz < 0 ? am : ap, e);
+                            if (dy) return comp(dy < 0 ? ym : yp, e);
+                            return mid.v[e + 1 + dx];
+                        });
+                    });
+                }
+                if (el || er) { // (xx is never a halo column: 3 <= xx <= nx - 4)
+                    ex = ec1;
+                    if (inner && mid_plane(p)) {
+                        const float near = el ? a0.x : a0.w; // x or x + 3: this lane's own
+                        ex = point<float, 7>(k, [&](int dx, int dy, int dz) {
+                            if (dz) return dz < 0 ? ec0 : ec2;
+                            if (dy) return dy < 0 ? eym : eyp;
+                            if (dx == 0) return ec1;
+                            return (dx < 0) == el ? exo : near;
+                        });
+                    }
+                }
+                const float exl = el ? ex : 0.f, exr = er ? ex : 0.f;
                 ring[p % 3][w][lane] = s1c;
                 __syncthreads();
                 // the second step, plane z = p - 1, the output rows
@@ -304,6 +354,8 @@ __global__ void __launch_bounds__(CX *(CY + 2)) k_columns_t2(Grid g, Coef<float>
                 if (orow && p == g.nz - 1 && p >= zs && p < ze && c.xin) ocol[p * ldz4] = a0; // last plane: halo
                 s1mm = s1m, s1m = s1c, exlm = exl, exrm = exr;
                 am = a0, a0 = ap, ap = ahead;
+                ym = ymn, yp = ypn, exo = exon, eym = eymn, eyp = eypn;
+                ec0 = ec1, ec1 = ec2, ec2 = ecn;
             }
             __syncthreads(); // the ring is the next tile's
         }
@@ -336,14 +388,16 @@ static cupat_status launch_t2(cupat_ctx *ctx, const s3_req *r, cudaStream_t stre
         g, make_coef<float>(r), static_cast<const float *>(in), static_cast<float *>(out));
     return cupat__launched(ctx, "stencil3d k_columns_t2");
 }
-// 30 output rows a block (1024 threads, one block an SM): every plane ends
-// in a barrier, so the rows a barrier covers set the pace. H100, 512^3, 8
-// steps: 8 rows 4.04 ms, 14 rows 4.60, 30 rows 3.53 (chunks of 128 planes:
-// 4.19); single steps of columns: 3.13.
+// 18 output rows a block (640 threads, one block an SM, 96 registers): the
+// rows a barrier covers set the pace, and with the neighbours' reads loaded
+// a plane ahead the registers decide. H100, 512^3, 8 steps (2026-11-25):
+// 14 rows 2.89 ms, 16 2.86, 18 2.73, 22 2.80 (80 registers, 12 bytes
+// spilled), 26 3.14 (72, spills), 30 4.58 (64, spills); 18 rows with chunks
+// of 128 planes 2.94; single steps of columns 3.13, the copy 2.83.
 cupat_status cupat__stencil3d_columns_t2(cupat_ctx *ctx, const s3_req *r, cudaStream_t stream,
                                          const void *in, void *out)
 {
-    return launch_t2<30, 64>(ctx, r, stream, in, out);
+    return launch_t2<18, 64>(ctx, r, stream, in, out);
 }
 
 int cupat__stencil3d_columns_fits(const s3_req *r, const void *in, const void *out)

@@ -60,6 +60,11 @@ cupat_status cupat__stencil3d_cuda(cupat_ctx *ctx, int rung, const s3_req *r, in
                                    cudaStream_t stream, const void *in, void *out);
 void cupat__stencil3d_cpu(const s3_req *r, int parallel, const void *in, void *out);
 
+/* Whether two 7-point steps a -> b and b -> a can run as one columns_t2
+ * pass (f32, 16-byte columns, the whole grid): where they can,
+ * cupat_stencil3d_run with the default rung takes its steps in pairs. */
+int cupat__stencil3d_pairs(const s3_req *r, const void *a, const void *b);
+
 #ifdef __cplusplus
 }
 #endif
