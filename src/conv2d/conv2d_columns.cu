@@ -53,7 +53,7 @@ cupat_status cupat__conv2d_columns_f32(cupat_ctx *ctx, const conv2d_req *r)
     case 3: return col::launch<float, 1, 3>(ctx, r);
     case 5: return col::launch<float, 1, 5>(ctx, r);
     case 7: return col::launch<float, 1, 7>(ctx, r);
-    case 9: // six pixels a lane where the rows split into them (see col::fits6)
+    case 9: // six pixels a lane where the rows split into them (fits6)
         return fits6(r) ? col::launch<float, 1, 9, 6>(ctx, r) : col::launch<float, 1, 9>(ctx, r);
     }
     return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_conv2d: columns has no f32 kw = %d",

@@ -65,7 +65,7 @@ struct Taps {
     float k[N];
 };
 
-// 32-bit words a lane's 4 pixels take.
+// 32-bit words a lane's P pixels (4, or 6 for the f32 9x9) take.
 template <class T, int C, int P = PX>
 constexpr int words()
 {

@@ -191,7 +191,7 @@ cupat_status cupat_stencil3d_run(cupat_ctx *ctx, cupat_type type, size_t nx, siz
     /* Several steps a pass: temporal only where pinned (on the H100 its
      * passes of 4 steps ran slower than 4 single steps of the default);
      * columns_t2's pairs where pinned, and for the default (columns) where
-     * the grid takes them: measured 2.80 ms against 3.13 for 8 steps at
+     * the grid takes them: measured 2.73 ms against 3.13 for 8 steps at
      * 512^3 (docs/stencil3d.md). A pinned columns steps one at a time. */
     const int temporal = ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_TEMPORAL;
     const int def_pairs = ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_COLUMNS &&
