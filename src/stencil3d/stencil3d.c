@@ -193,10 +193,11 @@ cupat_status cupat_stencil3d_run(cupat_ctx *ctx, cupat_type type, size_t nx, siz
      * columns_t2's pairs where pinned, and for the default (columns) where
      * the grid takes them: measured 2.73 ms against 3.13 for 8 steps at
      * 512^3 (docs/stencil3d.md). A pinned columns steps one at a time. */
-    const int temporal = ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_TEMPORAL;
-    const int def_pairs = ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_COLUMNS &&
-                          !cupat__pinned(ctx, "stencil3d") && cupat__stencil3d_pairs(&r, a, b);
-    const int pairs = (ctx->backend == CUPAT_BACKEND_CUDA && rung == S3_COLUMNS_T2) || def_pairs;
+    const int cuda = ctx->backend == CUPAT_BACKEND_CUDA;
+    const int temporal = cuda && rung == S3_TEMPORAL;
+    const int pairs = cuda && (rung == S3_COLUMNS_T2 ||
+                               (rung == S3_COLUMNS && !cupat__pinned(ctx, "stencil3d") &&
+                                cupat__stencil3d_pairs(&r, a, b)));
     void *cur = a, *nxt = b;
     for (int left = steps; left > 0;) {
         int t = 1, rr = rung;
