@@ -558,6 +558,14 @@ static void test_blur(void)
         blur_case_at(t_small ? 301 : 1001, t_small ? 45 : 167, C, 5, -1, 1);
         blur_case_at(t_small ? 300 : 1000, t_small ? 44 : 166, C, 2, -1, 3);
     }
+    /* the columns-tma rung's images (rows a multiple of 16 bytes): one box and
+     * less, partial last segments and boxes, several chunks, every form */
+    const size_t tw[] = {16, 48, 208, 1040}, th[] = {1, 7, 37, 93};
+    const int tr[] = {0, 1, 2, 3, 5, 8, 16};
+    for (size_t s = 0; s < 4; s++)
+        for (int C = 1; C <= 4; C++)
+            for (size_t i = 0; i < sizeof tr / sizeof *tr; i++) blur_case(tw[s], th[s], C, tr[i], -1);
+    blur_case_at(1040, 93, 3, 1, -1, 16); /* aligned, not at the allocation's start */
     blur_case(t_small ? 512 : 1920, t_small ? 64 : 1080, 3, 8, 255); /* all 255: exact means */
     if (t_backend == CUPAT_BACKEND_CUDA && !t_small) {
         blur_case(3, ((size_t)1 << 20) + 17, 1, 3, -1); /* past gridDim.y x 16 rows */

@@ -79,6 +79,12 @@ static const cupat_variant_info blur_rungs[] = {
      "windows by shuffles (neighbour sums, lane totals or a warp prefix sum, by r), the "
      "mean by one FMA; radius > 16 runs separable",
      "beyond the books", CUDA, 1},
+    {"blur", "columns-tma",
+     "columns with the rows moved by the tensor memory accelerator: boxes of rows into "
+     "a ring in shared memory (an mbarrier a box, zeros outside the image), the means "
+     "back by TMA stores from a staging box; as many instructions as columns, fewer "
+     "warps an SM (slower: not the default); unaligned images or rows run columns",
+     "beyond the books (CUDA Guide: tensor memory access)", CUDA, 0},
     {"blur", "cpu", "OpenMP separable running sums", "OpenMP", CPU, 1},
 };
 

@@ -19,7 +19,7 @@ enum {
 };
 enum { MA_1D, MA_2D, MA_MIX, MA_VEC4_ROWS, MA_VEC4_TILE, MA_CPU, MA_COUNT };
 enum { GR_NAIVE_2D, GR_COARSE4, GR_COARSE16, GR_CPU, GR_COUNT };
-enum { BL_NAIVE, BL_SMEM_TILE, BL_SEPARABLE, BL_CONV, BL_COLUMNS, BL_CPU, BL_COUNT };
+enum { BL_NAIVE, BL_SMEM_TILE, BL_SEPARABLE, BL_CONV, BL_COLUMNS, BL_COLUMNS_TMA, BL_CPU, BL_COUNT };
 /* The columns rung's widest radius (blur_columns.cu): past it, separable. */
 #define BL_COLUMNS_MAX_R 16
 
@@ -51,6 +51,13 @@ cupat_status cupat__blur_cuda(cupat_ctx *ctx, int rung, size_t width, size_t hei
 int cupat__blur_columns_fits(size_t width, size_t height, int channels, int radius);
 cupat_status cupat__blur_columns_cuda(cupat_ctx *ctx, size_t width, size_t height, int channels,
                                       int radius, const uint8_t *in, uint8_t *out);
+/* The columns-tma rung, where cupat__blur_tma_fits (the columns rung's limits,
+ * a compute capability 9.0 device, 16-byte aligned images whose rows are a
+ * multiple of 16 bytes). */
+int cupat__blur_tma_fits(cupat_ctx *ctx, size_t width, size_t height, int channels, int radius,
+                         const uint8_t *in, const uint8_t *out);
+cupat_status cupat__blur_tma_cuda(cupat_ctx *ctx, size_t width, size_t height, int channels,
+                                  int radius, const uint8_t *in, uint8_t *out);
 
 void cupat__ew_cpu(ew_op op, size_t n, float alpha, const float *a, const float *b,
                    float *c);

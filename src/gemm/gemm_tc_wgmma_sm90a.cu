@@ -34,10 +34,10 @@
 #include "gemm/gemm_internal.h"
 #include "gemm/gemm_tc_epilogue.h"
 #include "internal.h"
+#include "core/cupat_tma.cuh"
 
 #include <cmath>
 #include <cuda.h>
-#include <cudaTypedefs.h>
 #include <stdint.h>
 #include <type_traits>
 #include <string.h>
@@ -66,38 +66,7 @@ template <int NT> struct Tile {
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-
-__device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void bar_arrive(unsigned bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
-{
-    unsigned ok = 0;
-    do {
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(ok)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!ok);
-}
-// one box of the tensor map at coordinates (c0 innermost, c1) into shared
-// memory at dst; completion counted in bytes on bar
-__device__ __forceinline__ void tma_2d(unsigned dst, const CUtensorMap *map, int c0, int c1, unsigned bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-                 "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
-                 : "memory");
-}
+using namespace cupat_tma; // smem_addr, the mbarrier wrappers, load_2d (core/cupat_tma.cuh)
 
 // A shared-memory matrix descriptor: start address, leading and stride
 // byte offsets (16-byte units), 128-byte swizzle (mode 1 in bits 62-63).
@@ -219,7 +188,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             bar_init(bars + 8 * s, 1);            // the producer's expect_tx
             bar_init(bars + 8 * (STAGES + s), 2); // one arrive a consumer warp group
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        bar_init_fence();
     }
     __syncthreads();
     if (wg == 0) {
@@ -235,12 +204,12 @@ __global__ void __launch_bounds__(THREADS, 1)
                     if (it >= STAGES) bar_wait(bars + 8 * (STAGES + st), ((it / STAGES) - 1) & 1);
                     bar_expect(full, STAGE);
                     const int p0 = s * KB;
-                    if (AK) tma_2d(sa, &mapA, p0, i0, full); // box KB k x 128 m
+                    if (AK) load_2d(sa, &mapA, p0, i0, full); // box KB k x 128 m
                     else
-                        for (int c = 0; c < MB / 64; c++) tma_2d(sa + c * 8192, &mapA, i0 + 64 * c, p0, full); // 64 m x 64 k
-                    if (BK) tma_2d(sb, &mapB, p0, j0, full); // box KB k x 256 n
+                        for (int c = 0; c < MB / 64; c++) load_2d(sa + c * 8192, &mapA, i0 + 64 * c, p0, full); // 64 m x 64 k
+                    if (BK) load_2d(sb, &mapB, p0, j0, full); // box KB k x 256 n
                     else
-                        for (int c = 0; c < NT / 64; c++) tma_2d(sb + c * 8192, &mapB, j0 + 64 * c, p0, full); // 64 n x 64 k
+                        for (int c = 0; c < NT / 64; c++) load_2d(sb + c * 8192, &mapB, j0 + 64 * c, p0, full); // 64 n x 64 k
                 }
             }
         }
@@ -367,43 +336,19 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-// cuTensorMapEncodeTiled through the runtime's driver entry point (no -lcuda)
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn(void)
-{
-    static PFN_cuTensorMapEncodeTiled_v12000 fn;
-    if (!fn) {
-        void *p = NULL;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) ==
-                cudaSuccess &&
-            q == cudaDriverEntryPointSuccess)
-            fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
-    }
-    return fn;
-}
-
-// A row-major rows x cols matrix of 16-bit elements (leading dimension ld)
-// as a tensor map with a box of bc x br, 128-byte swizzle, zeros past the
+// A row-major rows x cols matrix of the kind's elements (leading dimension
+// ld) as a tensor map with a box of bc x br, 128-byte swizzle, zeros past the
 // edges.
 cupat_status tensor_map(cupat_ctx *ctx, CUtensorMap *map, const void *p, int rows, int cols, size_t ld, int br,
                         int bc, int kind)
 {
-    PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
-    if (!fn) return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "cupat_gemm: the driver has no cuTensorMapEncodeTiled");
     const size_t esz = kind == K_TF32 ? 4 : kind == K_I8 ? 1 : 2;
-    const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)(ld * esz)};
-    const cuuint32_t box[2] = {(cuuint32_t)bc, (cuuint32_t)br}, one[2] = {1, 1};
     const CUtensorMapDataType dt = kind == K_BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                    : kind == K_F16  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                    : kind == K_TF32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                                     : CU_TENSOR_MAP_DATA_TYPE_UINT8;
-    CUresult r = fn(map, dt, 2, (void *)p, dims,
-                    strides, box, one, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS)
-        return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_gemm: cuTensorMapEncodeTiled failed (%d) for a %d x %d matrix",
-                           (int)r, rows, cols);
-    return CUPAT_SUCCESS;
+    return cupat__tensor_map_2d(ctx, map, dt, p, (uint64_t)cols, (uint64_t)rows, (uint64_t)(ld * esz), (uint32_t)bc,
+                                (uint32_t)br, CU_TENSOR_MAP_SWIZZLE_128B, "cupat_gemm");
 }
 
 template <int KIND, int TA, int TB, bool PERSIST, int NT = NB>
