@@ -541,8 +541,9 @@ static void blur_case(size_t w, size_t h, int C, int r, int fill)
 
 static void test_blur(void)
 {
-    /* every form of the columns rung: r < 4, r mod 4 = 1..3, r = 4, 8, 12, 16; past it */
-    const int radii[] = {0, 1, 2, 3, 4, 5, 8, 12, 16, 17, 64};
+    /* every form of the columns rung: r < 4, r mod 4 = 1..3 (and 9, 13: the
+     * same form, larger rings), r = 4, 8, 12, 16; past it */
+    const int radii[] = {0, 1, 2, 3, 4, 5, 8, 9, 12, 13, 16, 17, 64};
     const size_t shapes[][2] = {{1, 1}, {17, 13}, {t_small ? 100 : 640, t_small ? 80 : 480}};
     for (size_t s = 0; s < 3; s++)
         for (int C = 1; C <= 4; C++)

@@ -299,11 +299,5 @@ cupat_status cupat__blur_columns_cuda(cupat_ctx *ctx, size_t width, size_t heigh
                                       int radius, const uint8_t *in, uint8_t *out)
 {
     const int w = (int)width, h = (int)height;
-    switch (channels) {
-    case 1: return launch_c<1>(ctx, w, h, radius, in, out);
-    case 2: return launch_c<2>(ctx, w, h, radius, in, out);
-    case 3: return launch_c<3>(ctx, w, h, radius, in, out);
-    case 4: return launch_c<4>(ctx, w, h, radius, in, out);
-    }
-    return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "blur: channels = %d", channels);
+    return with_channels(ctx, channels, [&](auto c) { return launch_c<decltype(c)::value>(ctx, w, h, radius, in, out); });
 }

@@ -10,6 +10,7 @@
 #define CUPAT_BLUR_COLUMNS_CUH
 
 #include "core/cupat_warp.cuh"
+#include "internal.h"
 
 #include <stdint.h>
 #include <type_traits>
@@ -187,6 +188,21 @@ auto with_form(int r, F &&f)
     case 10: return f(integral_constant<int, 10>{});
     default: return f(integral_constant<int, 11>{});
     }
+}
+
+/* f(std::integral_constant<int, C>{}) for a channel count of 1 to 4;
+ * otherwise CUPAT_ERROR_INTERNAL (cupat_blur checked it). */
+template <class F>
+cupat_status with_channels(cupat_ctx *ctx, int channels, F &&f)
+{
+    using std::integral_constant;
+    switch (channels) {
+    case 1: return f(integral_constant<int, 1>{});
+    case 2: return f(integral_constant<int, 2>{});
+    case 3: return f(integral_constant<int, 3>{});
+    case 4: return f(integral_constant<int, 4>{});
+    }
+    return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "blur: channels = %d", channels);
 }
 
 } // namespace blur_dev

@@ -27,7 +27,7 @@
  * otherwise the columns rung runs. */
 #include "elementwise.h"
 #include "blur_columns.cuh"
-#include "core/cupat_tma.cuh"
+#include "blur_ring.cuh"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -36,7 +36,6 @@ namespace {
 
 using namespace blur_dev;
 
-constexpr int BT_WARPS = 4; /* warps a block, each on its own */
 constexpr int RB = 4;       /* rows a box */
 constexpr int NSTG = 1;     /* staging boxes a warp (2: 0.0297 ms against 0.0283, fewer warps an SM) */
 
@@ -47,13 +46,10 @@ __host__ __device__ constexpr int writing_lanes(int C, int hl)
 {
     return (32 - 2 * hl) / ((C & 1) ? 4 : C == 2 ? 2 : 1) * ((C & 1) ? 4 : C == 2 ? 2 : 1);
 }
-/* Ring stages (boxes): the most a group of RB steps spans, from its oldest
- * leaving row to its entering rows, (2r + pre) / RB + 2, is also the fewest
- * the walk needs (fewer and it waits for a box never requested). More boxes
- * ahead measured slower (r = 1, one staging box: 0.0283 ms with this ring,
- * 0.0292 with 8 rows more; two staging boxes 0.0297, and 0.0353 with 12 rows
- * more): shared memory, not latency, bounds the warps an SM. */
-__host__ __device__ constexpr int ring_stages(int r) { return (2 * r + RB - 1) / RB + 2; }
+/* Ring stages: ring_stages (blur_ring.cuh). More boxes ahead measured
+ * slower (r = 1, one staging box: 0.0283 ms with the fewest, 0.0292 with 8
+ * rows more; two staging boxes 0.0297, and 0.0353 with 12 rows more): shared
+ * memory, not latency, bounds the warps an SM. */
 /* A box's first column must lie on 16 bytes (the copy engine raises an
  * illegal instruction otherwise; measured), so a load box starts at the
  * segment's first word rounded down to 4 words and is 4 words wider than
@@ -126,29 +122,10 @@ __global__ void __launch_bounds__(BT_WARPS * 32)
     const bool edge_cols = window_cols(x0, w, r, writes, nx);
 
     const int c0 = chunk * rows, c1 = rows < h - c0 ? c0 + rows : h, nout = c1 - c0;
-    /* Input rows t = 0, 1, .. are image rows c0 - r - pre + t; box g holds t
-     * in [RB g, RB g + RB), in stage g mod nst. pre (0 .. RB - 1 rows read
-     * and never used) puts step i's entering row, t = i + W, at row i mod RB
-     * of a box, so a group of RB steps waits once and finds its rows at
-     * fixed offsets. The leaving row of step i is t = i - 1 + pre. */
-    const int pre = (RB - (2 * r) % RB) % RB, W = 2 * r + pre;
-    const int ng = (W + nout + RB - 1) / RB;
-    if (lane == 0) {
-        for (int s = 0; s < nst; s++) bar_init(bars + 8 * s, 1);
-        bar_init_fence();
-        for (int g = 0; g < nst && g < ng; g++) {
-            bar_expect(bars + 8 * g, RB * ROWB);
-            load_2d(ring + g * L.box, &tin, xa, c0 - r - pre + g * RB, bars + 8 * g);
-        }
-    }
-    __syncwarp();
-
-    int ws = 0; /* the stage of the next box to wait for, and its phase */
-    unsigned wpar = 0;
-    auto wait_box = [&]() {
-        bar_wait(bars + 8 * ws, wpar);
-        if (++ws == nst) ws = 0, wpar ^= 1;
-    };
+    /* Input rows and boxes: blur_ring.cuh; box g in stage g mod nst. */
+    const int pre = ring_pre(r, RB), W = 2 * r + pre;
+    BoxRing R{&tin, ring, bars, L.box, RB * ROWB, nst, (W + nout + RB - 1) / RB, xa, c0 - r - pre, RB};
+    R.start(lane);
     auto row_at = [&](int t) { /* byte offset of input row t (and this lane) in the ring */
         return (t / RB) % nst * L.box + t % RB * ROWB + lb;
     };
@@ -158,18 +135,17 @@ __global__ void __launch_bounds__(BT_WARPS * 32)
     for (int s = 0; s < 4 * C; s++) V[s] = 0.f;
     const uint32_t none[C] = {};
     for (int t = pre; t < W; t++) { /* warm-up: the first window less its entering row */
-        if (t == pre || t % RB == 0) wait_box();
+        if (t == pre || t % RB == 0) R.wait();
         uint32_t wd[C];
         lds_row<C>(base + row_at(t), wd);
         slide<C>(V, wd, none);
     }
 
-    int gi = nst < ng ? nst : ng, is = 0; /* the next box to request, its stage */
     int lo = row_at(pre - 1 + RB * nst), tl = pre - 1; /* the last row to have left, at lo after it */
     unsigned char *sp0 = base + L.ring + (lane - hl) * 4 * C; /* this lane's bytes in staging box 0 */
     int sbuf = 0;
     for (int i0 = 0; i0 < nout; i0 += RB) {
-        wait_box(); /* the group's entering rows: box (i0 + W) / RB */
+        R.wait(); /* the group's entering rows: box (i0 + W) / RB */
         const unsigned char *en = base + (i0 + W) / RB % nst * L.box + lb;
         unsigned char *sp = sp0 + sbuf * L.stage;
         if (lane == 0) wait_read<NSTG - 1>(); /* this staging box's last store has read it */
@@ -217,16 +193,7 @@ __global__ void __launch_bounds__(BT_WARPS * 32)
             commit();
         }
         if (++sbuf == NSTG) sbuf = 0;
-        /* Boxes whose rows have all left take the next boxes (the reads
-         * above are fenced for the copy engine). */
-        while (gi < ng && RB * (gi - nst) + RB - 1 <= tl) {
-            if (lane == 0) {
-                bar_expect(bars + 8 * is, RB * ROWB);
-                load_2d(ring + is * L.box, &tin, xa, c0 - r - pre + gi * RB, bars + 8 * is);
-            }
-            gi++;
-            if (++is == nst) is = 0;
-        }
+        R.refill(lane, tl); /* boxes whose rows have all left (the reads above are fenced) */
     }
     if (lane == 0) wait_read<0>(); /* shared memory stays until the stores have read it */
 #endif
@@ -237,30 +204,20 @@ cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint
 {
     const auto kern = blur_tma<C, K>;
     const int hl = (r + 3) / 4, nw = writing_lanes(C, hl);
-    const int nst = ring_stages(r);
+    const int nst = ring_stages(r, RB);
     const int smem = BT_WARPS * WarpSmem(C, nw, nst).bytes;
-    static unsigned char ready[64]; /* the opt-in above 48 KB, once a device (same size every call) */
+    static unsigned char ready[64]; /* the opt-in above 48 KB, once a device, to the most any r of this K asks */
     if (ctx->device < 64 && !ready[ctx->device]) {
-        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 BT_WARPS * WarpSmem(C, writing_lanes(C, 1), ring_stages(BL_COLUMNS_MAX_R, RB)).bytes));
         ready[ctx->device] = 1;
     }
     int per_sm = 0;
     CUPAT_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kern, BT_WARPS * 32, smem));
     if (per_sm < 1) return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "blur: the TMA kernel fits no SM (%d bytes)", smem);
     const long long nseg = (w + 4 * nw - 1) / (4 * nw);
-    /* One wave of warps; chunks of at least 2r + 8 rows (the warm-up stays a
-     * fraction of a chunk), a whole number of boxes (a chunk's last store box
-     * must not cover the next chunk's rows). */
-    const long long wave = (long long)per_sm * (ctx->sm_count > 0 ? ctx->sm_count : 1) * BT_WARPS;
-    const long long min_rows = 2LL * r + 8;
-    long long nchunk = wave / nseg;
-    if (nchunk < 1) nchunk = 1;
-    long long rows = (h + nchunk - 1) / nchunk;
-    if (rows < min_rows) rows = min_rows;
-    rows = (rows + RB - 1) / RB * RB;
-    nchunk = (h + rows - 1) / rows;
-    const long long blocks = (nseg * nchunk + BT_WARPS - 1) / BT_WARPS;
-
+    int rows = 0, nchunk = 0;
+    const long long blocks = walk_chunks(nseg, h, r, RB, per_sm, ctx->sm_count, &rows, &nchunk);
     const uint64_t words = (uint64_t)w * C / 4, pitch = (uint64_t)w * C;
     CUtensorMap tin, tout;
     CUPAT_TRY(cupat__tensor_map_2d(ctx, &tin, CU_TENSOR_MAP_DATA_TYPE_UINT32, in, words, (uint64_t)h, pitch,
@@ -268,8 +225,8 @@ cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint
     CUPAT_TRY(cupat__tensor_map_2d(ctx, &tout, CU_TENSOR_MAP_DATA_TYPE_UINT32, out, words, (uint64_t)h, pitch,
                                    (uint32_t)(nw * C), RB, CU_TENSOR_MAP_SWIZZLE_NONE, "cupat_blur"));
     const float inv = 1.0f / (float)((2 * r + 1) * (2 * r + 1)), hb = 0.5f * inv - 0.5f;
-    kern<<<(unsigned)blocks, BT_WARPS * 32, smem, ctx->stream>>>(tin, tout, w, h, r, (int)nseg, (int)nchunk,
-                                                                 (int)rows, nst, inv, hb);
+    kern<<<(unsigned)blocks, BT_WARPS * 32, smem, ctx->stream>>>(tin, tout, w, h, r, (int)nseg, nchunk, rows, nst,
+                                                                 inv, hb);
     return cupat__launched(ctx, "blur_tma");
 }
 
@@ -298,15 +255,8 @@ cupat_status cupat__blur_tma_cuda(cupat_ctx *ctx, size_t width, size_t height, i
                                   const uint8_t *in, uint8_t *out)
 {
     const int w = (int)width, h = (int)height;
-    auto run = [&](auto c) {
+    return with_channels(ctx, channels, [&](auto c) {
         constexpr int C = decltype(c)::value;
         return with_form(radius, [&](auto k) { return launch<C, decltype(k)::value>(ctx, w, h, radius, in, out); });
-    };
-    switch (channels) {
-    case 1: return run(std::integral_constant<int, 1>{});
-    case 2: return run(std::integral_constant<int, 2>{});
-    case 3: return run(std::integral_constant<int, 3>{});
-    case 4: return run(std::integral_constant<int, 4>{});
-    }
-    return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "blur: channels = %d", channels);
+    });
 }

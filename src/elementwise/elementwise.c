@@ -78,13 +78,20 @@ static const cupat_variant_info blur_rungs[] = {
      "column sums in registers (add the entering row, drop the leaving one), row "
      "windows by shuffles (neighbour sums, lane totals or a warp prefix sum, by r), the "
      "mean by one FMA; radius > 16 runs separable",
-     "beyond the books", CUDA, 1},
+     "beyond the books", CUDA, 0},
     {"blur", "columns-tma",
      "columns with the rows moved by the tensor memory accelerator: boxes of rows into "
      "a ring in shared memory (an mbarrier a box, zeros outside the image), the means "
      "back by TMA stores from a staging box; as many instructions as columns, fewer "
      "warps an SM (slower: not the default); unaligned images or rows run columns",
      "beyond the books (CUDA Guide: tensor memory access)", CUDA, 0},
+    {"blur", "tensor-core",
+     "the box sums on the tensor cores: per row, an s8 x u8 mma.sync of a constant band "
+     "with the row's bytes (the row window), accumulated down the walk with the "
+     "entering row's product and the leaving row's with minus the band (the column "
+     "window); rows by TMA as columns-tma; the mean by one multiply-high; unaligned "
+     "images or rows run columns, r = 0 columns-tma, radius > 16 separable",
+     "beyond the books (PTX mma.sync; CUDA Guide: tensor memory access)", CUDA, 1},
     {"blur", "cpu", "OpenMP separable running sums", "OpenMP", CPU, 1},
 };
 

@@ -728,6 +728,10 @@ static cupat_status blur_launch(cupat_ctx *ctx, int rung, size_t w, size_t h, in
                                 const uint8_t *in, uint8_t *out)
 {
     cudaStream_t s = ctx->stream;
+    if (rung == BL_TENSOR) {
+        if (cupat__blur_tma_fits(ctx, w, h, C, r, in, out)) return cupat__blur_tc_cuda(ctx, w, h, C, r, in, out);
+        rung = BL_COLUMNS; /* no copy engine, or an image it cannot address */
+    }
     if (rung == BL_COLUMNS_TMA) {
         if (cupat__blur_tma_fits(ctx, w, h, C, r, in, out))
             return cupat__blur_tma_cuda(ctx, w, h, C, r, in, out);

@@ -19,7 +19,7 @@ enum {
 };
 enum { MA_1D, MA_2D, MA_MIX, MA_VEC4_ROWS, MA_VEC4_TILE, MA_CPU, MA_COUNT };
 enum { GR_NAIVE_2D, GR_COARSE4, GR_COARSE16, GR_CPU, GR_COUNT };
-enum { BL_NAIVE, BL_SMEM_TILE, BL_SEPARABLE, BL_CONV, BL_COLUMNS, BL_COLUMNS_TMA, BL_CPU, BL_COUNT };
+enum { BL_NAIVE, BL_SMEM_TILE, BL_SEPARABLE, BL_CONV, BL_COLUMNS, BL_COLUMNS_TMA, BL_TENSOR, BL_CPU, BL_COUNT };
 /* The columns rung's widest radius (blur_columns.cu): past it, separable. */
 #define BL_COLUMNS_MAX_R 16
 
@@ -56,6 +56,9 @@ cupat_status cupat__blur_columns_cuda(cupat_ctx *ctx, size_t width, size_t heigh
  * multiple of 16 bytes). */
 int cupat__blur_tma_fits(cupat_ctx *ctx, size_t width, size_t height, int channels, int radius,
                          const uint8_t *in, const uint8_t *out);
+/* The tensor-core rung: where cupat__blur_tma_fits too. */
+cupat_status cupat__blur_tc_cuda(cupat_ctx *ctx, size_t width, size_t height, int channels,
+                                 int radius, const uint8_t *in, uint8_t *out);
 cupat_status cupat__blur_tma_cuda(cupat_ctx *ctx, size_t width, size_t height, int channels,
                                   int radius, const uint8_t *in, uint8_t *out);
 

@@ -1,0 +1,94 @@
+/* blur_ring.cuh — the walk the TMA blur kernels share (blur_tma.cu,
+ * blur_tc.cu): a warp walks a chunk of rows down one strip of the image, its
+ * input rows brought by the copy engine in boxes of RB rows into a ring of
+ * nst stages in shared memory, an mbarrier a stage, and its host-side chunk
+ * geometry. */
+#ifndef CUPAT_BLUR_RING_CUH
+#define CUPAT_BLUR_RING_CUH
+
+#include "core/cupat_tma.cuh"
+
+namespace blur_dev {
+
+constexpr int BT_WARPS = 4; /* warps a block, each on its own */
+
+/* Input rows t = 0, 1, .. of a chunk from image row c0 are rows c0 - r - pre
+ * + t; box g holds t in [RB g, RB g + RB). pre (0 .. RB - 1 rows read and
+ * never used) puts step i's entering row, t = i + 2r + pre, at row i mod RB of
+ * a box, so a group of RB steps waits once and finds its rows at fixed
+ * offsets; step i's leaving row is t = i - 1 + pre. */
+__host__ __device__ constexpr int ring_pre(int r, int rb) { return (rb - (2 * r) % rb) % rb; }
+/* The fewest stages the walk needs (fewer and it waits for a box never
+ * requested): the most a group of RB steps spans, from its oldest leaving row
+ * to its entering rows. */
+__host__ __device__ constexpr int ring_stages(int r, int rb) { return (2 * r + rb - 1) / rb + 2; }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* The ring of one warp: stage s at ring + s * stride (stride >= rb rows of a
+ * box), its mbarrier at bars + 8 s. Boxes are requested in order and waited
+ * for in order; lane 0 talks to the copy engine. */
+struct BoxRing {
+    const CUtensorMap *map;
+    unsigned ring, bars;
+    int stride, bytes, nst, ng; /* stage stride; a box's bytes; stages; boxes in all */
+    int x, y0, rb;              /* box g is columns from word x, rows from y0 + rb g */
+    int ws = 0, gi = 0, is = 0; /* the stage to wait for; the next box to request, its stage */
+    unsigned wpar = 0;
+
+    /* Initialise the barriers and request the first nst boxes. */
+    __device__ void start(int lane)
+    {
+        using namespace cupat_tma;
+        if (lane == 0) {
+            for (int s = 0; s < nst; s++) bar_init(bars + 8 * s, 1);
+            bar_init_fence();
+        }
+        while (gi < ng && gi < nst) request(lane);
+        __syncwarp();
+    }
+    __device__ void request(int lane)
+    {
+        using namespace cupat_tma;
+        if (lane == 0) {
+            bar_expect(bars + 8 * is, bytes);
+            load_2d(ring + is * stride, map, x, y0 + gi * rb, bars + 8 * is);
+        }
+        gi++;
+        if (++is == nst) is = 0;
+    }
+    /* Until the next box in order has landed. */
+    __device__ void wait()
+    {
+        cupat_tma::bar_wait(bars + 8 * ws, wpar);
+        if (++ws == nst) ws = 0, wpar ^= 1;
+    }
+    /* Boxes whose rows have all left (input rows up to `left`) take the next
+     * boxes; the caller has fenced its reads (fence_async_shared). */
+    __device__ void refill(int lane, int left)
+    {
+        while (gi < ng && rb * (gi - nst) + rb - 1 <= left) request(lane);
+    }
+};
+#endif
+
+/* Chunks of a walk: one wave of warps (per_sm blocks an SM) over `units`
+ * strips, chunks of at least 2r + 8 rows (the warm-up stays a fraction of a
+ * chunk) and a whole number of boxes (a chunk's last store box must not
+ * cover the next chunk's rows). Returns the blocks; rows and nchunk out. */
+inline long long walk_chunks(long long units, int h, int r, int rb, int per_sm, int sms, int *rows, int *nchunk)
+{
+    const long long wave = (long long)per_sm * (sms > 0 ? sms : 1) * BT_WARPS, min_rows = 2LL * r + 8;
+    long long n = wave / units;
+    if (n < 1) n = 1;
+    long long rw = (h + n - 1) / n;
+    if (rw < min_rows) rw = min_rows;
+    rw = (rw + rb - 1) / rb * rb;
+    n = (h + rw - 1) / rw;
+    *rows = (int)rw;
+    *nchunk = (int)n;
+    return (units * n + BT_WARPS - 1) / BT_WARPS;
+}
+
+} // namespace blur_dev
+
+#endif

@@ -1,0 +1,261 @@
+/* blur_tc.cu — cupat_blur's default rung: the box sums on the tensor cores.
+ *
+ * A warp walks a chunk of rows down a strip of 256 output bytes (two
+ * sub-strips of 8 segments x 16 bytes). For each row and sub-strip one
+ * mma.sync.m16n8k32 (s8 x u8 -> s32) multiplies a constant band A (16 output
+ * bytes x 32 input bytes: A[m][k] = 1 where input byte k is a same-channel
+ * neighbour of output byte o(m) within r pixels) by the row's bytes as they
+ * lie in shared memory (B: 32 input bytes of each segment, 4 a register: one
+ * 4-byte shared load): the row window sums of 8 segments x 16 bytes. KS such
+ * products (32 KS input bytes a segment) cover r C <= 16 KS - 8. The
+ * accumulator is the vertical window: a step adds the entering row's product
+ * with A and the leaving row's with -A, so it holds the box sum of the
+ * step's row; the sums never touch the FP32 or integer pipes. Left for them:
+ * the mean, one IMAD.HI by a magic (exact: see blur_magic), two byte packs
+ * and two 2-byte shared stores a thread a sub-strip a row.
+ *
+ * Output byte o(m) = 2 (m & 7) + (m >> 3) of a segment: the accumulator's
+ * rows m = g and g + 8 of a thread are then adjacent bytes. Rows come by TMA
+ * into a ring and the means leave by TMA stores from a staging box, as in
+ * blur_tma.cu (blur_ring.cuh). Two sub-strips a warp give each thread two
+ * independent chains (one measured 0.0266 / 0.0323 ms at r = 1 / 8, two
+ * 0.0223 / 0.0311, four 0.0250 / 0.0349: registers).
+ *
+ * Taken where blur_tma is (cupat__blur_tma_fits) and r >= 1 (r = 0 is a copy,
+ * count 1, which has no 32-bit magic: the columns-tma rung). */
+#include "elementwise.h"
+#include "blur_columns.cuh"
+#include "blur_ring.cuh"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+namespace {
+
+using namespace blur_dev;
+
+constexpr int NS = 2;  /* sub-strips of 128 bytes a warp */
+constexpr int TRB = 4; /* rows a box and a group of steps (8 with one sub-strip) */
+__host__ __device__ constexpr int tc_row_bytes(int ks) { return 128 * NS + 32 * ks; } /* a load box's row */
+/* A warp's shared memory: the ring (TRB rows a box: a multiple of 128 bytes,
+ * so rows lie at a uniform pitch), a staging box, the mbarriers. */
+struct TcSmem {
+    int ring, bytes;
+    __host__ __device__ TcSmem(int ks, int nst)
+        : ring(nst * TRB * tc_row_bytes(ks)), bytes(ring + TRB * 128 * NS + ((8 * nst + 127) & ~127))
+    {
+    }
+};
+
+/* A magic for the mean: floor(H / n) = umulhi(H, M) exactly for every box
+ * sum H <= 255 n when 2^32 / n <= M and the excess e = M n - 2^32 is below
+ * 2^32 / (255 n) (the error H e / 2^32 stays under 1 / n). One IMAD.HI a
+ * mean, where the float form takes a convert, an FMA and an add (measured
+ * 0.0273 -> 0.0266 ms at r = 1 with one sub-strip). M = ceil(2^32 / n) on the
+ * host (e < n); on the device 2^32 times the reciprocal rounded up, as a
+ * float (e <= 2^32 2^-23 = 512): both within the bound for 2 <= n <= 33^2
+ * (checked for every n and H). */
+inline uint32_t blur_magic(int n) { return (uint32_t)((0x100000000ull + (uint64_t)n - 1) / (uint64_t)n); }
+__device__ __forceinline__ uint32_t blur_magic_dev(int n) { return __float2uint_ru(4294967296.0f * __frcp_ru((float)n)); }
+
+__device__ __forceinline__ void mma_s8u8(int (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* tin / tout: the images as rows of wb / 4 words; boxes of 64 + 8 KS words x
+ * TRB rows (a strip and 16 KS bytes each side) and 64 words x TRB rows.
+ * mfull: the magic of a window inside the image. */
+template <int C, int KS>
+__global__ void __launch_bounds__(BT_WARPS * 32, KS <= 2 ? 6 : 3)
+    blur_tc(const __grid_constant__ CUtensorMap tin, const __grid_constant__ CUtensorMap tout, int wb, int h, int r,
+            int nstrip, int nchunk, int rows, int nst, uint32_t mfull)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using namespace cupat_tma;
+    extern __shared__ __align__(128) unsigned char smem[];
+    constexpr int ROWB = tc_row_bytes(KS), BOX = TRB * ROWB, OFF = 16 * KS - 8; /* OFF: output byte 0 in its window */
+    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    const long long gw = (long long)blockIdx.x * BT_WARPS + wib;
+    if (gw >= (long long)nstrip * nchunk) return; /* a whole warp; no block barrier below */
+    const int strip = (int)(gw % nstrip), chunk = (int)(gw / nstrip);
+    const TcSmem L(KS, nst);
+    unsigned char *base = smem + (size_t)wib * L.bytes;
+    const unsigned ring = smem_addr(base), stg = ring + L.ring;
+
+    /* The band, A (entering rows) and -A (leaving), in the mma's A layout:
+     * a0 holds A[g][4t .. 4t + 3], a1 rows g + 8, a2 / a3 columns + 16; k-step
+     * j columns + 32 j. Window byte k of a segment is its output byte k - OFF. */
+    uint32_t ap[KS][4], an[KS][4];
+#pragma unroll
+    for (int j = 0; j < KS; j++)
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const int m = g + 8 * (q & 1), o = 2 * (m & 7) + (m >> 3), k0 = 32 * j + 16 * (q >> 1) + 4 * t;
+            uint32_t v = 0;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int d = k0 + i - OFF - o + 64 * C; /* + 64 C: % of a positive number */
+                if (d % C == 0 && d <= (64 + r) * C && d >= (64 - r) * C) v |= 1u << (8 * i);
+            }
+            ap[j][q] = v;
+            an[j][q] = v * 255u; /* bytes 1 -> 0xff: -1 as s8 */
+        }
+    /* The thread's sums of sub-strip sg: d0 (m = g, segment n = 2t), d1 (g,
+     * 2t + 1), d2 (g + 8, 2t), d3 (g + 8, 2t + 1): bytes ob, ob + 16, ob + 1,
+     * ob + 17 of it. Per output: the window's columns inside the image and
+     * the magic for rows whose window lies inside (a per-row magic at the
+     * border columns made their warps the kernel's last: the other SMs idled). */
+    const int ob = 32 * t + 2 * g;
+    int nx[NS][4];
+    uint32_t M[NS][4];
+#pragma unroll
+    for (int sg = 0; sg < NS; sg++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int b = 128 * (NS * strip + sg) + ob + (e & 1) * 16 + (e >> 1);
+            nx[sg][e] = b < wb ? win_count(b / C, r, wb / C) : 1;
+            M[sg][e] = nx[sg][e] == 2 * r + 1 ? mfull : blur_magic_dev((2 * r + 1) * nx[sg][e]);
+        }
+    const int lb = 16 * g + 8 + 4 * t; /* b0's byte in a box row (b1 +16, k-step j +32 j, sub-strip sg +128 sg) */
+
+    const int c0 = chunk * rows, c1 = rows < h - c0 ? c0 + rows : h, nout = c1 - c0;
+    const int pre = ring_pre(r, TRB), W = 2 * r + pre; /* input row t at ring row t mod (nst TRB) */
+    BoxRing R{&tin, ring, stg + TRB * 128 * NS, BOX, BOX, nst, (W + nout + TRB - 1) / TRB,
+              (128 * NS * strip - 16 * KS) / 4, c0 - r - pre, TRB};
+    R.start(lane);
+    auto add_row = [&](int (&d)[NS][4], const unsigned char *p, const uint32_t (&a)[KS][4]) {
+#pragma unroll
+        for (int sg = 0; sg < NS; sg++)
+#pragma unroll
+            for (int j = 0; j < KS; j++)
+                mma_s8u8(d[sg], a[j], *(const uint32_t *)(p + 128 * sg + 32 * j),
+                         *(const uint32_t *)(p + 128 * sg + 32 * j + 16));
+    };
+
+    int D[NS][4] = {};
+    {
+        const unsigned char *p = base + pre * ROWB + lb;
+        for (int tt = pre; tt < W; tt++, p += ROWB) { /* warm-up: the first window less its entering row */
+            if (tt == pre || tt % TRB == 0) R.wait();
+            if (p >= base + L.ring) p -= L.ring;
+            add_row(D, p, ap);
+        }
+    }
+    int eo = (W % (nst * TRB)) * ROWB; /* the group's first entering row in the ring */
+    for (int i0 = 0; i0 < nout; i0 += TRB) {
+        R.wait();
+        const unsigned char *en = base + eo + lb;
+        int lv = eo - (2 * r + 1) * ROWB; /* the group's first leaving row */
+        if (lv < 0) lv += L.ring;
+        if (lane == 0) wait_read<0>(); /* the staging box's last store has read it */
+        __syncwarp();
+        auto step = [&](int u) {
+            add_row(D, en + u * ROWB, ap);
+            if (i0 + u > 0) {
+                int o = lv + u * ROWB;
+                if (o >= L.ring) o -= L.ring;
+                add_row(D, base + o + lb, an);
+            }
+        };
+        auto put = [&](int u, const uint32_t (&F)[NS][4]) { /* the means' low bytes to staging row u */
+#pragma unroll
+            for (int sg = 0; sg < NS; sg++) {
+                unsigned char *p = base + L.ring + u * 128 * NS + 128 * sg + ob;
+                *(uint16_t *)p = (uint16_t)__byte_perm(F[sg][0], F[sg][2], 0x0040);
+                *(uint16_t *)(p + 16) = (uint16_t)__byte_perm(F[sg][1], F[sg][3], 0x0040);
+            }
+        };
+        const int y0 = c0 + i0;
+        if (y0 >= r && y0 + TRB - 1 + r < h && i0 + TRB <= nout) {
+#pragma unroll
+            for (int u = 0; u < TRB; u++) { /* rows whose window lies inside */
+                step(u);
+                uint32_t F[NS][4];
+#pragma unroll
+                for (int sg = 0; sg < NS; sg++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) F[sg][e] = __umulhi((uint32_t)D[sg][e], M[sg][e]);
+                put(u, F);
+            }
+        } else {
+            for (int u = 0; u < TRB && i0 + u < nout; u++) { /* near the top or bottom: the row's count */
+                step(u);
+                const int ny = win_count(y0 + u, r, h);
+                uint32_t F[NS][4];
+#pragma unroll
+                for (int sg = 0; sg < NS; sg++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++)
+                        F[sg][e] = __umulhi((uint32_t)D[sg][e], blur_magic_dev(ny * nx[sg][e]));
+                put(u, F);
+            }
+        }
+        fence_async_shared(); /* the staging writes and the ring reads, before the copy engine's turn */
+        __syncwarp();
+        if (lane == 0) {
+            store_2d(&tout, 32 * NS * strip, y0, stg); /* rows and columns past the image are dropped */
+            commit();
+        }
+        eo += BOX;
+        if (eo >= L.ring) eo -= L.ring;
+        R.refill(lane, i0 + TRB - 2 + pre); /* the last row to have left */
+    }
+    if (lane == 0) wait_read<0>(); /* shared memory stays until the stores have read it */
+#endif
+}
+
+template <int C, int KS>
+cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint8_t *out)
+{
+    const auto kern = blur_tc<C, KS>;
+    const int nst = ring_stages(r, TRB), wb = w * C, smem = BT_WARPS * TcSmem(KS, nst).bytes;
+    static unsigned char ready[64]; /* the opt-in above 48 KB, once a device, to the most any r asks */
+    if (ctx->device < 64 && !ready[ctx->device]) {
+        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 BT_WARPS * TcSmem(KS, ring_stages(BL_COLUMNS_MAX_R, TRB)).bytes));
+        ready[ctx->device] = 1;
+    }
+    int per_sm = 0;
+    CUPAT_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kern, BT_WARPS * 32, smem));
+    if (per_sm < 1)
+        return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "blur: the tensor-core kernel fits no SM (%d bytes)", smem);
+    const long long nstrip = (wb + 128 * NS - 1) / (128 * NS);
+    int rows = 0, nchunk = 0;
+    const long long blocks = walk_chunks(nstrip, h, r, TRB, per_sm, ctx->sm_count, &rows, &nchunk);
+    const uint64_t words = (uint64_t)wb / 4;
+    CUtensorMap tin, tout;
+    CUPAT_TRY(cupat__tensor_map_2d(ctx, &tin, CU_TENSOR_MAP_DATA_TYPE_UINT32, in, words, (uint64_t)h, (uint64_t)wb,
+                                   tc_row_bytes(KS) / 4, TRB, CU_TENSOR_MAP_SWIZZLE_NONE, "cupat_blur"));
+    CUPAT_TRY(cupat__tensor_map_2d(ctx, &tout, CU_TENSOR_MAP_DATA_TYPE_UINT32, out, words, (uint64_t)h, (uint64_t)wb,
+                                   32 * NS, TRB, CU_TENSOR_MAP_SWIZZLE_NONE, "cupat_blur"));
+    kern<<<(unsigned)blocks, BT_WARPS * 32, smem, ctx->stream>>>(tin, tout, wb, h, r, (int)nstrip, nchunk, rows, nst,
+                                                                 blur_magic((2 * r + 1) * (2 * r + 1)));
+    return cupat__launched(ctx, "blur_tc");
+}
+
+template <int C>
+cupat_status launch_c(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint8_t *out)
+{
+    constexpr int KMAX = (BL_COLUMNS_MAX_R * C + 8 + 15) / 16; /* instances for the radii that reach here */
+    switch ((r * C + 8 + 15) / 16) {                          /* k-steps: r C <= 16 KS - 8 */
+    case 1: return launch<C, 1>(ctx, w, h, r, in, out);
+    case 2: return launch<C, 2>(ctx, w, h, r, in, out);
+    case 3: return launch<C, KMAX < 3 ? KMAX : 3>(ctx, w, h, r, in, out);
+    case 4: return launch<C, KMAX < 4 ? KMAX : 4>(ctx, w, h, r, in, out);
+    default: return launch<C, KMAX < 5 ? KMAX : 5>(ctx, w, h, r, in, out);
+    }
+}
+
+} // namespace
+
+cupat_status cupat__blur_tc_cuda(cupat_ctx *ctx, size_t width, size_t height, int channels, int radius,
+                                 const uint8_t *in, uint8_t *out)
+{
+    if (radius == 0) return cupat__blur_tma_cuda(ctx, width, height, channels, radius, in, out); /* a copy: count 1 */
+    const int w = (int)width, h = (int)height;
+    return with_channels(ctx, channels, [&](auto c) { return launch_c<decltype(c)::value>(ctx, w, h, radius, in, out); });
+}
