@@ -1,5 +1,6 @@
-/* blur_columns.cu — cupat_blur's default rung: the box blur in one pass over
- * the image, no shared memory, no barrier.
+/* blur_columns.cu — cupat_blur's columns rung (the default on devices and images the
+ * tensor-core rung cannot take): the box blur in one pass over the image, no
+ * shared memory, no barrier.
  *
  * A warp owns a segment of a row band: lane l holds 4 consecutive pixels
  * (4 C bytes) and the warp walks down (or up) a chunk of rows.
