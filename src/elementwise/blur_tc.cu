@@ -35,7 +35,7 @@ namespace {
 using namespace blur_dev;
 
 constexpr int NS = 2;  /* sub-strips of 128 bytes a warp */
-constexpr int TRB = 4; /* rows a box and a group of steps (8 with one sub-strip) */
+constexpr int TRB = 4; /* rows a box and a group of steps (8: 0.0244 ms against 0.0225 at r = 1) */
 __host__ __device__ constexpr int tc_row_bytes(int ks) { return 128 * NS + 32 * ks; } /* a load box's row */
 /* A warp's shared memory: the ring (TRB rows a box: a multiple of 128 bytes,
  * so rows lie at a uniform pitch), a staging box, the mbarriers. */
