@@ -8,6 +8,8 @@
 
 #include "core/cupat_tma.cuh"
 
+#include <cuda_runtime.h>
+
 namespace blur_dev {
 
 constexpr int BT_WARPS = 4; /* warps a block, each on its own */
@@ -69,6 +71,26 @@ struct BoxRing {
         while (gi < ng && rb * (gi - nst) + rb - 1 <= left) request(lane);
     }
 };
+
+/* Until at most N of lane 0's staging-box stores still read shared memory
+ * (the box about to be written is free). */
+template <int N> __device__ __forceinline__ void staging_free(int lane)
+{
+    if (lane == 0) cupat_tma::wait_read<N>();
+    __syncwarp();
+}
+/* The staging box at src to the image at word x, row y (what lies past the
+ * image is dropped); the fence also orders the warp's ring reads before the
+ * copy engine refills those stages. */
+__device__ __forceinline__ void store_box(int lane, const CUtensorMap *map, int x, int y, unsigned src)
+{
+    cupat_tma::fence_async_shared();
+    __syncwarp();
+    if (lane == 0) {
+        cupat_tma::store_2d(map, x, y, src);
+        cupat_tma::commit();
+    }
+}
 #endif
 
 /* Chunks of a walk: one wave of warps (per_sm blocks an SM) over `units`
@@ -87,6 +109,35 @@ inline long long walk_chunks(long long units, int h, int r, int rb, int per_sm, 
     *rows = (int)rw;
     *nchunk = (int)n;
     return (units * n + BT_WARPS - 1) / BT_WARPS;
+}
+
+/* The host side of a walk's launch. */
+struct WalkLaunch {
+    CUtensorMap tin, tout; /* the images as rows of wb / 4 words */
+    long long blocks;
+    int rows, nchunk;
+};
+/* For kern at smem bytes a block: the dynamic shared-memory opt-in (once a
+ * device, to smem_max, the most any radius of this instance asks), one wave
+ * of chunks over `units` strips, and the tensor maps of in (boxes of
+ * in_words x rb) and out (out_words x rb). */
+inline cupat_status walk_setup(cupat_ctx *ctx, const void *kern, unsigned char (&ready)[64], int smem,
+                               int smem_max, long long units, int wb, int h, int r, int rb, uint32_t in_words,
+                               uint32_t out_words, const uint8_t *in, uint8_t *out, WalkLaunch *L)
+{
+    if (ctx->device < 64 && !ready[ctx->device]) {
+        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
+        ready[ctx->device] = 1;
+    }
+    int per_sm = 0;
+    CUPAT_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, BT_WARPS * 32, smem));
+    if (per_sm < 1) return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "blur: the kernel fits no SM (%d bytes)", smem);
+    L->blocks = walk_chunks(units, h, r, rb, per_sm, ctx->sm_count, &L->rows, &L->nchunk);
+    const uint64_t words = (uint64_t)wb / 4;
+    CUPAT_TRY(cupat__tensor_map_2d(ctx, &L->tin, CU_TENSOR_MAP_DATA_TYPE_UINT32, in, words, (uint64_t)h,
+                                   (uint64_t)wb, in_words, (uint32_t)rb, CU_TENSOR_MAP_SWIZZLE_NONE, "cupat_blur"));
+    return cupat__tensor_map_2d(ctx, &L->tout, CU_TENSOR_MAP_DATA_TYPE_UINT32, out, words, (uint64_t)h,
+                                (uint64_t)wb, out_words, (uint32_t)rb, CU_TENSOR_MAP_SWIZZLE_NONE, "cupat_blur");
 }
 
 } // namespace blur_dev

@@ -151,8 +151,7 @@ __global__ void __launch_bounds__(BT_WARPS * 32, KS <= 2 ? 6 : 3)
         const unsigned char *en = base + eo + lb;
         int lv = eo - (2 * r + 1) * ROWB; /* the group's first leaving row */
         if (lv < 0) lv += L.ring;
-        if (lane == 0) wait_read<0>(); /* the staging box's last store has read it */
-        __syncwarp();
+        staging_free<0>(lane); /* the staging box's last store has read it */
         auto step = [&](int u) {
             add_row(D, en + u * ROWB, ap);
             if (i0 + u > 0) {
@@ -194,12 +193,7 @@ __global__ void __launch_bounds__(BT_WARPS * 32, KS <= 2 ? 6 : 3)
                 put(u, F);
             }
         }
-        fence_async_shared(); /* the staging writes and the ring reads, before the copy engine's turn */
-        __syncwarp();
-        if (lane == 0) {
-            store_2d(&tout, 32 * NS * strip, y0, stg); /* rows and columns past the image are dropped */
-            commit();
-        }
+        store_box(lane, &tout, 32 * NS * strip, y0, stg);
         eo += BOX;
         if (eo >= L.ring) eo -= L.ring;
         R.refill(lane, i0 + TRB - 2 + pre); /* the last row to have left */
@@ -213,27 +207,13 @@ cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint
 {
     const auto kern = blur_tc<C, KS>;
     const int nst = ring_stages(r, TRB), wb = w * C, smem = BT_WARPS * TcSmem(KS, nst).bytes;
-    static unsigned char ready[64]; /* the opt-in above 48 KB, once a device, to the most any r asks */
-    if (ctx->device < 64 && !ready[ctx->device]) {
-        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 BT_WARPS * TcSmem(KS, ring_stages(BL_COLUMNS_MAX_R, TRB)).bytes));
-        ready[ctx->device] = 1;
-    }
-    int per_sm = 0;
-    CUPAT_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kern, BT_WARPS * 32, smem));
-    if (per_sm < 1)
-        return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "blur: the tensor-core kernel fits no SM (%d bytes)", smem);
+    static unsigned char ready[64];
     const long long nstrip = (wb + 128 * NS - 1) / (128 * NS);
-    int rows = 0, nchunk = 0;
-    const long long blocks = walk_chunks(nstrip, h, r, TRB, per_sm, ctx->sm_count, &rows, &nchunk);
-    const uint64_t words = (uint64_t)wb / 4;
-    CUtensorMap tin, tout;
-    CUPAT_TRY(cupat__tensor_map_2d(ctx, &tin, CU_TENSOR_MAP_DATA_TYPE_UINT32, in, words, (uint64_t)h, (uint64_t)wb,
-                                   tc_row_bytes(KS) / 4, TRB, CU_TENSOR_MAP_SWIZZLE_NONE, "cupat_blur"));
-    CUPAT_TRY(cupat__tensor_map_2d(ctx, &tout, CU_TENSOR_MAP_DATA_TYPE_UINT32, out, words, (uint64_t)h, (uint64_t)wb,
-                                   32 * NS, TRB, CU_TENSOR_MAP_SWIZZLE_NONE, "cupat_blur"));
-    kern<<<(unsigned)blocks, BT_WARPS * 32, smem, ctx->stream>>>(tin, tout, wb, h, r, (int)nstrip, nchunk, rows, nst,
-                                                                 blur_magic((2 * r + 1) * (2 * r + 1)));
+    WalkLaunch W;
+    CUPAT_TRY(walk_setup(ctx, (const void *)kern, ready, smem, BT_WARPS * TcSmem(KS, ring_stages(BL_COLUMNS_MAX_R, TRB)).bytes,
+                         nstrip, wb, h, r, TRB, tc_row_bytes(KS) / 4, 32 * NS, in, out, &W));
+    kern<<<(unsigned)W.blocks, BT_WARPS * 32, smem, ctx->stream>>>(W.tin, W.tout, wb, h, r, (int)nstrip, W.nchunk, W.rows,
+                                                                   nst, blur_magic((2 * r + 1) * (2 * r + 1)));
     return cupat__launched(ctx, "blur_tc");
 }
 

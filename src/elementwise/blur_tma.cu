@@ -148,8 +148,7 @@ __global__ void __launch_bounds__(BT_WARPS * 32)
         R.wait(); /* the group's entering rows: box (i0 + W) / RB */
         const unsigned char *en = base + (i0 + W) / RB % nst * L.box + lb;
         unsigned char *sp = sp0 + sbuf * L.stage;
-        if (lane == 0) wait_read<NSTG - 1>(); /* this staging box's last store has read it */
-        __syncwarp();
+        staging_free<NSTG - 1>(lane); /* this staging box's last store has read it */
         /* Step i = i0 + u: slide V a row, then its row of means to staging row u. */
         auto slide_row = [&](int u) {
             uint32_t ent[C], lv[C];
@@ -186,12 +185,7 @@ __global__ void __launch_bounds__(BT_WARPS * 32)
                 if (writes) sts_row<C>(sp + u * 4 * C * nw, res);
             }
         }
-        fence_async_shared();
-        __syncwarp();
-        if (lane == 0) {
-            store_2d(&tout, xs, y0, stg + sbuf * L.stage); /* rows past the image are dropped */
-            commit();
-        }
+        store_box(lane, &tout, xs, y0, stg + sbuf * L.stage);
         if (++sbuf == NSTG) sbuf = 0;
         R.refill(lane, tl); /* boxes whose rows have all left (the reads above are fenced) */
     }
@@ -206,27 +200,15 @@ cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint
     const int hl = (r + 3) / 4, nw = writing_lanes(C, hl);
     const int nst = ring_stages(r, RB);
     const int smem = BT_WARPS * WarpSmem(C, nw, nst).bytes;
-    static unsigned char ready[64]; /* the opt-in above 48 KB, once a device, to the most any r of this K asks */
-    if (ctx->device < 64 && !ready[ctx->device]) {
-        CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute((const void *)kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 BT_WARPS * WarpSmem(C, writing_lanes(C, 1), ring_stages(BL_COLUMNS_MAX_R, RB)).bytes));
-        ready[ctx->device] = 1;
-    }
-    int per_sm = 0;
-    CUPAT_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kern, BT_WARPS * 32, smem));
-    if (per_sm < 1) return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "blur: the TMA kernel fits no SM (%d bytes)", smem);
+    static unsigned char ready[64];
     const long long nseg = (w + 4 * nw - 1) / (4 * nw);
-    int rows = 0, nchunk = 0;
-    const long long blocks = walk_chunks(nseg, h, r, RB, per_sm, ctx->sm_count, &rows, &nchunk);
-    const uint64_t words = (uint64_t)w * C / 4, pitch = (uint64_t)w * C;
-    CUtensorMap tin, tout;
-    CUPAT_TRY(cupat__tensor_map_2d(ctx, &tin, CU_TENSOR_MAP_DATA_TYPE_UINT32, in, words, (uint64_t)h, pitch,
-                                   box_row_bytes(C) / 4, RB, CU_TENSOR_MAP_SWIZZLE_NONE, "cupat_blur"));
-    CUPAT_TRY(cupat__tensor_map_2d(ctx, &tout, CU_TENSOR_MAP_DATA_TYPE_UINT32, out, words, (uint64_t)h, pitch,
-                                   (uint32_t)(nw * C), RB, CU_TENSOR_MAP_SWIZZLE_NONE, "cupat_blur"));
+    WalkLaunch L;
+    CUPAT_TRY(walk_setup(ctx, (const void *)kern, ready, smem,
+                         BT_WARPS * WarpSmem(C, writing_lanes(C, 1), ring_stages(BL_COLUMNS_MAX_R, RB)).bytes, nseg,
+                         w * C, h, r, RB, box_row_bytes(C) / 4, (uint32_t)(nw * C), in, out, &L));
     const float inv = 1.0f / (float)((2 * r + 1) * (2 * r + 1)), hb = 0.5f * inv - 0.5f;
-    kern<<<(unsigned)blocks, BT_WARPS * 32, smem, ctx->stream>>>(tin, tout, w, h, r, (int)nseg, nchunk, rows, nst,
-                                                                 inv, hb);
+    kern<<<(unsigned)L.blocks, BT_WARPS * 32, smem, ctx->stream>>>(L.tin, L.tout, w, h, r, (int)nseg, L.nchunk, L.rows,
+                                                                   nst, inv, hb);
     return cupat__launched(ctx, "blur_tma");
 }
 
@@ -235,18 +217,24 @@ cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint
 int cupat__blur_tma_fits(cupat_ctx *ctx, size_t width, size_t height, int channels, int radius,
                          const uint8_t *in, const uint8_t *out)
 {
-    /* the device and the code this library carries for it: a build for an
-     * older target alone has the kernel without its body */
-    int major = 0;
-    cudaFuncAttributes fa;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx->device) != cudaSuccess ||
-        cudaFuncGetAttributes(&fa, (const void *)blur_tma<1, 0>) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
+    /* the device and the code this library carries for it (a build for an
+     * older target alone has the kernel without its body): asked once a
+     * device, 1 yes, 2 no */
+    static unsigned char dev_ok[64];
+    const int d = ctx->device;
+    if (d < 0 || d >= 64) return 0;
+    if (!dev_ok[d]) {
+        int major = 0;
+        cudaFuncAttributes fa;
+        const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) == cudaSuccess &&
+                        cudaFuncGetAttributes(&fa, (const void *)blur_tma<1, 0>) == cudaSuccess && major >= 9 &&
+                        fa.ptxVersion >= 90;
+        if (!ok) (void)cudaGetLastError();
+        dev_ok[d] = ok ? 1 : 2;
     }
     /* the copy engine's rules: 16-byte aligned bases and row pitch; rows of
      * 4-byte words; int coordinates */
-    return major >= 9 && fa.ptxVersion >= 90 && cupat__blur_columns_fits(width, height, channels, radius) &&
+    return dev_ok[d] == 1 && cupat__blur_columns_fits(width, height, channels, radius) &&
            (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0 && (width * (size_t)channels) % 16 == 0 &&
            height < ((size_t)1 << 30);
 }
