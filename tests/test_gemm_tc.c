@@ -444,9 +444,13 @@ static void gemm_cases(cupat_ctx *ctx)
          * for these few-tile shapes on its own): 256 forced, beta = 0 */
         for (int tw = 0; tw < 2; tw++) {
             cupat__gemm_tc_tile_n = tw ? 256 : 128;
+            /* the last two: C stored by the copy engine (n a whole number of
+             * 16-byte chunks) into padded rows, which must stay untouched */
             const tcase w[] = {{pairs[pi], 70, 260, 300, 0, 0, 0, 1.0, 0.0, 0, 0},
                                {pairs[pi], 301, 40, 70, 0, 1, 1, 1.0, 0.0, 0, 0},
-                               {pairs[pi], 200, 136, 72, 1, 1, 0, 1.0, 0.0, 0, 0}};
+                               {pairs[pi], 200, 136, 72, 1, 1, 0, 1.0, 0.0, 0, 0},
+                               {pairs[pi], 200, 136, 72, 0, 0, 0, 1.0, 0.0, 8, 0},
+                               {pairs[pi], 136, 200, 72, 1, 0, 1, is_int ? -3.0 : -1.5, 0.0, 8, 0}};
             for (size_t q = 0; q < sizeof w / sizeof w[0]; q++) run_case(ctx, &w[q]);
         }
         cupat__gemm_tc_tile_n = 0;
@@ -495,6 +499,12 @@ static void gemm_cases(cupat_ctx *ctx)
      * blocks take two tiles, its stage ring wrapping from one to the next */
     const tcase many = {{CUPAT_GEMM_BF16, CUPAT_GEMM_F32}, 1536, 3072, 136, 0, 0, 0, 1.0, 0.0, 0, 0};
     if (!t_small && cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA) run_case(ctx, &many);
+    /* the same for 16-bit C through the copy engine, 128-wide tiles (162 for
+     * 132 SMs): a block's staging buffers reused from one tile to the next */
+    const tcase many16 = {{CUPAT_GEMM_BF16, CUPAT_GEMM_BF16}, 1100, 2304, 64, 0, 0, 0, 1.0, 0.0, 8, 0};
+    cupat__gemm_tc_tile_n = 128;
+    if (!t_small && cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA) run_case(ctx, &many16);
+    cupat__gemm_tc_tile_n = 0;
     /* i8: sums and scalars that wrap modulo 2^32 */
     const tpair i8 = {CUPAT_GEMM_I8, CUPAT_GEMM_I32};
     tcase w = {i8, 9, 7, 500, 0, 1, 0, 2147483647.0, -2147483648.0, 1, 0};

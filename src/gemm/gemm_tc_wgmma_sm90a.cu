@@ -61,9 +61,13 @@ constexpr int EPI_LD = 256 + 8; // floats a parked row of the epilogue
 static_assert(2 * 64 * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue parks C's tile in the stages");
 // The sizes for a tile NT columns wide: 256 (the default) or 128 (few-tile
 // shapes, persistent form only: see dispatch16).
-template <int NT> struct Tile {
-    static constexpr int B = KB * NT * 2, STAGE = A_BYTES + B, SMEM = STAGES * STAGE + 2 * STAGES * 8 + 1024;
+// The persistent form adds C's staging after the stages: two 8 KiB buffers
+// a consumer warp group (see store_c), so SMEM <= 227 KiB at NT = 256.
+template <int NT, bool PERSIST = false> struct Tile {
+    static constexpr int B = KB * NT * 2, STAGE = A_BYTES + B, CSTAGE = PERSIST ? 2 * 2 * 8192 : 0;
+    static constexpr int SMEM = STAGES * STAGE + CSTAGE + 2 * STAGES * 8 + 1024;
 };
+static_assert(Tile<NB, true>::SMEM <= 227 * 1024, "an H100 block's shared memory");
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 using namespace cupat_tma; // smem_addr, the mbarrier wrappers, load_2d (core/cupat_tma.cuh)
@@ -138,6 +142,69 @@ __device__ __forceinline__ void wgmma(typename Kind<KIND>::acc (&d)[N / 2], uint
 #undef R8
 #undef WGMMA_D
 #undef WGMMA_D64
+
+// alpha x and alpha y rounded to the 16-bit output type (ties to even) and
+// packed, x in the low half: one cvt for two. The same bits as
+// cupat__tc_half: the only NaN the products and alpha's multiply give is the
+// canonical 0x7fffffff, which both make 0x7fff.
+template <bool BF16> __device__ __forceinline__ uint32_t half2_bits(float x, float y)
+{
+    uint32_t r;
+    if constexpr (BF16) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(y), "f"(x));
+    else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(y), "f"(x));
+    return r;
+}
+
+// The persistent epilogue through the copy engine (beta = 0, not C^T, C's
+// rows 16-byte aligned and n a whole number of 16-byte chunks: the engine
+// clips a store at the tensor's edge in 16-byte chunks, not elements).
+// A consumer warp group's 64 x NT of C goes out in chunks of 128 bytes of
+// columns (64 16-bit or 32 4-byte elements): the threads write a chunk into
+// one of the group's two 8 KiB buffers, 128-byte swizzled as the tensor map
+// says (a warp's 4-byte stores land on 32 banks), and one thread stores it
+// with a TMA box while the threads fill the other buffer. The consumers
+// return to the products as soon as the last chunk is issued.
+// OUT: 0 f32 (or i32 from i8), 1 f16, 2 bf16.
+template <int KIND, int OUT, int NT, typename Acc>
+__device__ __forceinline__ void store_c(const Acc (&d)[NT / 2], const cupat_gemm_tc_args &a, const CUtensorMap *mapC,
+                                        unsigned stg, int cw, int i0, int j0, int t)
+{
+    stg += cw * 16384; // this warp group's two buffers; its rows of C from i0 + 64 cw
+    i0 += 64 * cw;
+    constexpr int ESZ = OUT ? 2 : 4, CW = 128 / ESZ; // a chunk: 64 rows x CW columns
+    const int w = t / 32, lane = t % 32, row = w * 16 + lane / 4;
+#pragma unroll
+    for (int q = 0; q < NT / CW; q++) {
+        const unsigned buf = stg + (q % 2) * 8192;
+        if (t == 0) cupat_tma::wait_read<1>(); // the store that read buf (two chunks ago) is done with it
+        asm volatile("bar.sync %0, 128;" ::"r"(2 + cw) : "memory");
+#pragma unroll
+        for (int jj = 0; jj < CW / 8; jj++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int j = q * (CW / 8) + jj, e = 4 * j + 2 * h, r = row + 8 * h;
+                const int byte = (8 * jj + 2 * (lane % 4)) * ESZ; // in the chunk's 128-byte row
+                const unsigned at = buf + r * 128 + ((((byte >> 4) ^ r) & 7) << 4) + (byte & 15);
+                if constexpr (OUT) {
+                    const uint32_t v = half2_bits<OUT == 2>(a.alpha * d[e], a.alpha * d[e + 1]);
+                    asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
+                } else if constexpr (KIND == K_I8) { // modulo 2^32, as cupat__tc_epilogue_i32
+                    asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(at), "r"((uint32_t)a.ialpha * d[e]),
+                                 "r"((uint32_t)a.ialpha * d[e + 1])
+                                 : "memory");
+                } else {
+                    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at), "f"(a.alpha * d[e]), "f"(a.alpha * d[e + 1])
+                                 : "memory");
+                }
+            }
+        cupat_tma::fence_async_shared(); // the threads' writes, then the copy engine's read
+        asm volatile("bar.sync %0, 128;" ::"r"(2 + cw) : "memory");
+        if (t == 0) {
+            cupat_tma::store_2d(mapC, j0 + q * CW, i0, buf);
+            cupat_tma::commit();
+        }
+    }
+}
 #endif
 
 // The tiles in shared memory, 128-byte rows of 64 elements, swizzled by the
@@ -157,14 +224,16 @@ __device__ __forceinline__ void wgmma(typename Kind<KIND>::acc (&d)[N / 2], uint
 // stages and stored a float4 a thread (beta != 0, any alignment, odd n).
 template <int KIND, int TA, int TB, bool PERSIST, int NT = NB>
 __global__ void __launch_bounds__(THREADS, 1)
-    k_wgmma(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, cupat_gemm_tc_args a)
+    k_wgmma(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB,
+            const __grid_constant__ CUtensorMap mapC, cupat_gemm_tc_args a, int cstore)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     constexpr bool AK = TA == 0, BK = TB == 1; // which operands are K-major in memory
     extern __shared__ unsigned char dyn[];
     const unsigned raw = smem_addr(dyn), base = (raw + 1023u) & ~1023u;
-    constexpr int STAGE = Tile<NT>::STAGE;
-    const unsigned bars = base + STAGES * STAGE; // full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s)
+    constexpr int STAGE = Tile<NT, PERSIST>::STAGE;
+    const unsigned stg = base + STAGES * STAGE;                    // C's staging (persistent form)
+    const unsigned bars = stg + Tile<NT, PERSIST>::CSTAGE; // full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s)
     const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
     constexpr int KB = Kind<KIND>::KB;
     typedef typename Kind<KIND>::acc acc;
@@ -250,6 +319,16 @@ __global__ void __launch_bounds__(THREADS, 1)
                 // beta = 0 (the launcher's rule): alpha s, rounded once, the
                 // same bits as cupat__tc_epilogue_f32x2, one loop of bare
                 // stores per output width (few instructions: see below).
+                if (cstore) { // through shared memory and the copy engine (launch: cstore)
+                    if constexpr (KIND == K_F16 || KIND == K_BF16) {
+                        if (a.out == CUPAT_GEMM_BF16) store_c<KIND, 2, NT>(d, a, &mapC, stg, cw, i0, j0, t);
+                        else if (a.out == CUPAT_GEMM_F16) store_c<KIND, 1, NT>(d, a, &mapC, stg, cw, i0, j0, t);
+                        else store_c<KIND, 0, NT>(d, a, &mapC, stg, cw, i0, j0, t);
+                    } else {
+                        store_c<KIND, 0, NT>(d, a, &mapC, stg, cw, i0, j0, t);
+                    }
+                    continue;
+                }
                 if constexpr (KIND == K_F16 || KIND == K_BF16) {
                     if (a.ct) { // C^T: this (row, column) of the tile is C's (column, row);
                         // a warp's store is 4 runs of 8 consecutive elements of C
@@ -282,15 +361,17 @@ __global__ void __launch_bounds__(THREADS, 1)
                 } else if (a.out == CUPAT_GEMM_F32) {
 #define CUPAT_WG_F32(at, x, y) *(float2 *)((float *)a.C + (at)) = make_float2(a.alpha * (x), a.alpha * (y))
                     CUPAT_WG_PAIRS(CUPAT_WG_F32)
+                } else if (a.out == CUPAT_GEMM_BF16) {
+#define CUPAT_WG_BF16(at, x, y) *(uint32_t *)((uint16_t *)a.C + (at)) = half2_bits<true>(a.alpha * (x), a.alpha * (y))
+                    CUPAT_WG_PAIRS(CUPAT_WG_BF16)
                 } else {
-#define CUPAT_WG_HALF(at, x, y)                                                                                       \
-    *(uint32_t *)((uint16_t *)a.C + (at)) =                                                                           \
-        (uint32_t)cupat__tc_half(a.out, a.alpha * (x)) | (uint32_t)cupat__tc_half(a.out, a.alpha * (y)) << 16
-                    CUPAT_WG_PAIRS(CUPAT_WG_HALF)
+#define CUPAT_WG_F16(at, x, y) *(uint32_t *)((uint16_t *)a.C + (at)) = half2_bits<false>(a.alpha * (x), a.alpha * (y))
+                    CUPAT_WG_PAIRS(CUPAT_WG_F16)
                 }
 #undef CUPAT_WG_I32
 #undef CUPAT_WG_F32
-#undef CUPAT_WG_HALF
+#undef CUPAT_WG_BF16
+#undef CUPAT_WG_F16
 #undef CUPAT_WG_PAIRS
                 continue;
             }
@@ -332,6 +413,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             }
             }
         }
+        if (PERSIST && cstore && t == 0) cupat_tma::wait_read<0>(); // the last stores have read the staging
     }
 #endif
 }
@@ -355,9 +437,10 @@ template <int KIND, int TA, int TB, bool PERSIST, int NT = NB>
 cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
     static unsigned char ready[64]; // the opt-in above 48 KiB, once a device (wgmma_runs_here bounds it)
+    constexpr int SMEM = Tile<NT, PERSIST>::SMEM;
     if (!ready[ctx->device]) {
         CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(k_wgmma<KIND, TA, TB, PERSIST, NT>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, Tile<NT>::SMEM));
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
         ready[ctx->device] = 1;
     }
     constexpr int KB = Kind<KIND>::KB;
@@ -368,13 +451,23 @@ cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
     else CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->k, a->m, a->lda, KB, 64, KIND));        // M-major
     if (TB == 0) CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->k, a->n, a->ldb, KB, 64, KIND)); // N-major
     else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NT, KB, KIND));        // K-major
+    // C through the copy engine (persistent form, beta = 0 there, not C^T):
+    // where its base and rows are 16-byte aligned and n fills whole 16-byte
+    // chunks (the engine clips a store at n rounded up to 16 bytes)
+    const size_t esz = a->out == CUPAT_GEMM_F32 || a->out == CUPAT_GEMM_I32 ? 4 : 2;
+    const int cstore = PERSIST && !a->ct && (uintptr_t)a->C % 16 == 0 && (a->ldc * esz) % 16 == 0 &&
+                       ((size_t)a->n * esz) % 16 == 0;
+    CUtensorMap mc;
+    memset(&mc, 0, sizeof mc);
+    if (cstore) CUPAT_TRY(tensor_map(ctx, &mc, a->C, a->m, a->n, a->ldc, 64, (int)(128 / esz),
+                                     esz == 4 ? K_TF32 : a->out == CUPAT_GEMM_BF16 ? K_BF16 : K_F16));
     const int nt = (a->n + NT - 1) / NT, mt = (a->m + MB - 1) / MB;
     dim3 grid((unsigned)nt, (unsigned)mt);
     if (PERSIST) {
         const long tiles = (long)nt * mt;
         grid = dim3((unsigned)(tiles < ctx->sm_count ? tiles : ctx->sm_count));
     }
-    k_wgmma<KIND, TA, TB, PERSIST, NT><<<grid, THREADS, Tile<NT>::SMEM, ctx->stream>>>(ma, mb, *a);
+    k_wgmma<KIND, TA, TB, PERSIST, NT><<<grid, THREADS, SMEM, ctx->stream>>>(ma, mb, mc, *a, cstore);
     return cupat__launched(ctx, "k_wgmma");
 }
 
