@@ -416,7 +416,7 @@ static void gemv_shapes(cupat_ctx *ctx)
     static const shp tiny[] = {{1, 1}, {17, 33}, {40, 3}, {3, 70}};
     static const shp big[] = {{1, 1},       {17, 33},      {1000, 3},     {3, 1000},
                               {4097, 2003}, {100000, 64}, {64, 100000}, {1, 300000},
-                              {1029, 516},  {33, 4}};
+                              {1029, 516},  {33, 4},      {777, 4130}};
     const shp *list = t_small ? tiny : big;
     size_t count = t_small ? 4 : sizeof big / sizeof big[0];
     for (size_t s = 0; s < count; s++)
@@ -432,6 +432,14 @@ static void gemv_shapes(cupat_ctx *ctx)
     gemv_case(ctx, 77, 36, 0, 1, 1.0f, 0.0f, 0);
     gemv_case(ctx, 515, 8, 0, 1, -2.0f, 0.5f, 0);
     cupat__gemv_u8_rows = 512;
+    /* op T's one-kernel form (about one 32-column block an SM: 777 x 4130
+     * above takes it on its own), forced on small shapes: rows short of one
+     * 16-row step and past the 256-row steps, ragged column blocks, beta */
+    cupat__gemv_tall = 1;
+    gemv_case(ctx, 5, 40, 0, 1, 1.0f, 0.0f, 0);
+    gemv_case(ctx, 300, 70, 0, 1, -2.0f, 0.5f, 3);
+    gemv_case(ctx, 45, 33, 1, 0, 1.0f, 0.0f, 0); /* column-major op N is row-major op T */
+    cupat__gemv_tall = 0;
     gemv_case(ctx, 30, 20, 0, 0, 0.0f, 3.0f, 0); /* alpha 0: y = beta y */
     gemv_case(ctx, 30, 0, 0, 0, 1.0f, 0.0f, 0);  /* empty x: y = 0 */
     gemv_case(ctx, 0, 20, 0, 1, 1.0f, 2.0f, 0);  /* op T, m = 0: y = beta y */

@@ -176,6 +176,10 @@ extern int cupat__gemm_tc_tile_n;
  * at least this many rows (512; tests lower it to reach that form on small
  * matrices). */
 extern int cupat__gemv_u8_rows;
+/* Test hook: nonzero sends every op T gemv of the warp rung to its one-kernel
+ * form (gemv_cols_tall), which it otherwise takes where n / 32 is about the
+ * SM count. */
+extern int cupat__gemv_tall;
 
 /* Rungs of the "gemm_tc" ladder, in registry order (gemm_tc.c owns the table).
  * Only rungs that exist are listed. */

@@ -129,6 +129,52 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+/* ---- op T where the 32-column blocks alone give each SM about one block
+ * (4096^2: 128 blocks): a block of 32 x R threads owns 32 columns (a warp
+ * reads one 128-byte line of a row) and every row, R warps taking every R-th
+ * row with U rows' loads in flight, and sums its R partials in shared memory:
+ * one kernel, no partial sums through memory. The split form above wrote
+ * partials for a second kernel, gemv_cols_finish, which cost 5 us of 31 at
+ * 4096^2 (Nsight Compute: gemv_cols 25.3-26.3 us, as fast as cuBLAS's
+ * kernel, 26.1-26.7; the finish 4.9 us). Each step's x values come one a
+ * lane and go round by shuffles, so the registers hold A's loads. */
+template <int R, int U>
+__global__ void __launch_bounds__(32 * R, 1)
+    gemv_cols_tall(size_t m, size_t n, float alpha, const float *__restrict__ A, size_t lda,
+                   const float *__restrict__ x, float beta, float *__restrict__ y)
+{
+    static_assert(U <= 32, "a step's x values come one a lane");
+    __shared__ float part[R][33];
+    const int lane = threadIdx.x;
+    const size_t j = (size_t)blockIdx.x * 32 + lane;
+    const float *a = A + (j < n ? j : 0); // lanes past n read column 0 and never store
+    float s = 0.0f;
+    size_t i = threadIdx.y;
+    for (; i + (size_t)R * (U - 1) < m; i += (size_t)R * U) { // U rows a step, their loads first
+        float v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) v[u] = __ldg(a + (i + (size_t)R * u) * lda);
+        // the step's U values of x, one a lane, handed round by shuffles
+        // (registers for A's loads, not for copies of x)
+        const float xl = lane < U ? __ldg(x + i + (size_t)R * lane) : 0.0f;
+#pragma unroll
+        for (int u = 0; u < U; u++) s = fmaf(v[u], __shfl_sync(0xffffffffu, xl, u), s);
+    }
+    for (; i < m; i += R) s = fmaf(__ldg(a + i * lda), __ldg(x + i), s);
+    part[threadIdx.y][lane] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && j < n) {
+        float t = 0.0f;
+#pragma unroll
+        for (int r = 0; r < R; ++r) t += part[r][lane];
+        y[j] = axpby(t, alpha, beta, y + j);
+    }
+}
+// 16 warps of 32 rows' loads: 4096^2 op T 0.0273 ms against 0.0277 (32 x 24
+// and 32 x 32: 0.0275-0.0280) and 0.0278-0.0284 (16 x 16); fewer bytes in
+// flight were slower again (16 x 8: 0.0313). H100, docs/vendor-gaps.md.
+constexpr int TALL_R = 16, TALL_U = 32;
+
 __global__ void gemv_cols_finish(size_t n, int parts, float alpha, const float *__restrict__ P,
                                  float beta, float *__restrict__ y)
 {
@@ -157,6 +203,7 @@ unsigned blocks_for(size_t work, size_t per_block, int sms)
 } // namespace
 
 extern "C" int cupat__gemv_u8_rows = 512;
+extern "C" int cupat__gemv_tall = 0;
 
 extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_gemv_args *a)
 {
@@ -185,7 +232,16 @@ extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_g
     if (colblocks > 0x7fffffffu)
         return cupat__fail(ctx, CUPAT_ERROR_SIZE,
                            "cupat_gemv_f32: %zu columns with op T exceed the grid (2^36)", a->n);
-    const size_t want = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 132) * 8;
+    const size_t sms = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 132), want = sms * 8;
+    /* about one 32-column block an SM (half to two) where the split form
+     * would need partial sums: the one-kernel form (cupat__gemv_tall forces
+     * it, for the tests) */
+    const size_t cols32 = (a->n + 31) / 32;
+    if (cols32 <= 0x7fffffffu && (cupat__gemv_tall || (colblocks < want && 2 * cols32 >= sms && cols32 <= 2 * sms))) {
+        gemv_cols_tall<TALL_R, TALL_U><<<(unsigned)cols32, dim3(32, TALL_R), 0, s>>>(
+            a->m, a->n, a->alpha, a->A, a->lda, a->x, a->beta, a->y);
+        return cupat__launched(ctx, "gemv_cols_tall");
+    }
     size_t parts = colblocks >= want ? 1 : (want + colblocks - 1) / colblocks;
     size_t max_parts = (a->m + 63) / 64; /* at least 64 rows a block */
     if (parts > max_parts) parts = max_parts;
