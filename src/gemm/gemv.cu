@@ -170,9 +170,9 @@ __global__ void __launch_bounds__(32 * R, 1)
         y[j] = axpby(t, alpha, beta, y + j);
     }
 }
-// 16 warps of 32 rows' loads: 4096^2 op T 0.0273 ms against 0.0277 (32 x 24
-// and 32 x 32: 0.0275-0.0280) and 0.0278-0.0284 (16 x 16); fewer bytes in
-// flight were slower again (16 x 8: 0.0313). H100, docs/vendor-gaps.md.
+// 16 warps x 32 rows' loads: 4096^2 op T 0.0271-0.0273 ms; 32 x 32 and
+// 32 x 24 0.0275-0.0280, 16 x 16 0.0278-0.0284, 16 x 8 0.0313 (fewer bytes in
+// flight, slower). H100, docs/vendor-gaps.md.
 constexpr int TALL_R = 16, TALL_U = 32;
 
 __global__ void gemv_cols_finish(size_t n, int parts, float alpha, const float *__restrict__ P,
