@@ -440,6 +440,14 @@ static void gemv_shapes(cupat_ctx *ctx)
     gemv_case(ctx, 300, 70, 0, 1, -2.0f, 0.5f, 3);
     gemv_case(ctx, 45, 33, 1, 0, 1.0f, 0.0f, 0); /* column-major op N is row-major op T */
     cupat__gemv_tall = 0;
+    /* op N's block-a-row form (long rows; 64 x 100000 and 1 x 300000 above
+     * take it on their own), forced on short ones: a ragged float4 tail,
+     * an unaligned row (padding 3), column-major op T */
+    cupat__gemv_wide_n = 1;
+    gemv_case(ctx, 7, 4103, 0, 0, 1.0f, 0.0f, 0);
+    gemv_case(ctx, 9, 70, 0, 0, -2.0f, 0.5f, 3);
+    gemv_case(ctx, 37, 5, 1, 1, 1.0f, 0.0f, 0);
+    cupat__gemv_wide_n = 16384;
     gemv_case(ctx, 30, 20, 0, 0, 0.0f, 3.0f, 0); /* alpha 0: y = beta y */
     gemv_case(ctx, 30, 0, 0, 0, 1.0f, 0.0f, 0);  /* empty x: y = 0 */
     gemv_case(ctx, 0, 20, 0, 1, 1.0f, 2.0f, 0);  /* op T, m = 0: y = beta y */

@@ -180,6 +180,9 @@ extern int cupat__gemv_u8_rows;
  * form (gemv_cols_tall), which it otherwise takes where n / 32 is about the
  * SM count. */
 extern int cupat__gemv_tall;
+/* Test hook: op N rows at least this long (16384) take a block a row where
+ * the rows alone give under 32 warps an SM (gemv_rows_block). */
+extern size_t cupat__gemv_wide_n;
 
 /* Rungs of the "gemm_tc" ladder, in registry order (gemm_tc.c owns the table).
  * Only rungs that exist are listed. */

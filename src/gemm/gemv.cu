@@ -61,6 +61,61 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+/* ---- op N with few, long rows (2048 x 131072: 2048 row-warps, 16 an SM):
+ * a block of 8 warps a row, each thread 4 of the row's 16-byte loads in
+ * flight, the 8 warp sums added in shared memory in a fixed order. Four
+ * times the bytes in flight of one warp a row. */
+template <bool VEC>
+__global__ void __launch_bounds__(256)
+    gemv_rows_block(size_t m, size_t n, float alpha, const float *__restrict__ A, size_t lda,
+                    const float *__restrict__ x, float beta, float *__restrict__ y)
+{
+    __shared__ float part[8];
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    for (size_t i = blockIdx.x; i < m; i += gridDim.x) {
+        const float *r = A + i * lda;
+        float s = 0.0f;
+        size_t j = 0;
+        if (VEC) {
+            const size_t n4 = n / 4;
+            const float4 *r4 = reinterpret_cast<const float4 *>(r), *x4 = reinterpret_cast<const float4 *>(x);
+            size_t q = tid;
+#pragma unroll 1
+            for (; q + 3 * 256 < n4; q += 4 * 256) { // 4 loads of each first
+                float4 a[4], b[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++) a[u] = __ldg(r4 + q + 256 * u), b[u] = __ldg(x4 + q + 256 * u);
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    s = fmaf(a[u].x, b[u].x, s);
+                    s = fmaf(a[u].y, b[u].y, s);
+                    s = fmaf(a[u].z, b[u].z, s);
+                    s = fmaf(a[u].w, b[u].w, s);
+                }
+            }
+            for (; q < n4; q += 256) {
+                const float4 a = __ldg(r4 + q), b = __ldg(x4 + q);
+                s = fmaf(a.x, b.x, s);
+                s = fmaf(a.y, b.y, s);
+                s = fmaf(a.z, b.z, s);
+                s = fmaf(a.w, b.w, s);
+            }
+            j = n4 * 4;
+        }
+        for (size_t q = j + tid; q < n; q += 256) s = fmaf(__ldg(r + q), __ldg(x + q), s);
+        s = cupat_dev::warp_reduce(s, cupat_dev::OpSum());
+        if (lane == 0) part[warp] = s;
+        __syncthreads();
+        if (tid == 0) {
+            float t = 0.0f;
+#pragma unroll
+            for (int w = 0; w < 8; w++) t += part[w];
+            y[i] = axpby(t, alpha, beta, y + i);
+        }
+        __syncthreads(); // part is reused by the next row
+    }
+}
+
 /* ---- rung "warp", op T: y_j = sum_i A[i][j] x_i. A block of 32 x 8
  * threads owns 32 W columns (a lane W consecutive ones); its 8 thread rows
  * take every 8th row of A, so each warp reads 128 W consecutive bytes of a
@@ -204,6 +259,7 @@ unsigned blocks_for(size_t work, size_t per_block, int sms)
 
 extern "C" int cupat__gemv_u8_rows = 512;
 extern "C" int cupat__gemv_tall = 0;
+extern "C" size_t cupat__gemv_wide_n = 16384;
 
 extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_gemv_args *a)
 {
@@ -220,6 +276,14 @@ extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_g
     }
     if (!a->ta) {
         bool vec = ((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0 && ((uintptr_t)a->x & 15) == 0;
+        /* fewer than 32 row-warps an SM and long rows: a block a row */
+        const size_t sms = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 132);
+        if (a->m > 0 && a->m < sms * 32 && a->n >= cupat__gemv_wide_n) {
+            const unsigned gb = (unsigned)a->m;
+            if (vec) gemv_rows_block<true><<<gb, 256, 0, s>>>(a->m, a->n, a->alpha, a->A, a->lda, a->x, a->beta, a->y);
+            else gemv_rows_block<false><<<gb, 256, 0, s>>>(a->m, a->n, a->alpha, a->A, a->lda, a->x, a->beta, a->y);
+            return cupat__launched(ctx, "gemv_rows_block");
+        }
         unsigned g = blocks_for(a->m, 8, ctx->sm_count);
         if (vec) gemv_rows<true><<<g, 256, 0, s>>>(a->m, a->n, a->alpha, a->A, a->lda, a->x, a->beta, a->y);
         else gemv_rows<false><<<g, 256, 0, s>>>(a->m, a->n, a->alpha, a->A, a->lda, a->x, a->beta, a->y);
