@@ -26,11 +26,11 @@
         {pat, "vec4-stream", "evict-first streaming cache hints (__ldcs/__stcs)",        \
          "CUDA PG 6.2.3", CUDA, 0},                                                      \
         {pat, "vec4-tile", "no loop: the grid covers n, 4 float4s per thread, blocks retire", \
-         "PMPP 6.3", CUDA, 1},                                                           \
+         "PMPP 6.3", CUDA, 0},                                                           \
         {pat, "vec4-tile8", "vec4-tile with 8 float4s per thread: twice the bytes in flight", \
          "PMPP 6.3", CUDA, 0},                                                           \
         {pat, "bulk-copy", "Hopper bulk copy engine (cp.async.bulk + mbarrier) into shared", \
-         "CUDA PG TMA", CUDA, 0},                                                        \
+         "CUDA PG TMA", CUDA, 1},                                                        \
         {pat, "cpu", "OpenMP parallel for simd", "OpenMP", CPU, 1},                      \
     }
 

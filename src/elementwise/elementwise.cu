@@ -208,8 +208,11 @@ __global__ void __launch_bounds__(EW_BLOCK)
  * a and b into shared memory, completion counted in bytes on an mbarrier; the
  * threads then compute from shared memory and store. Few instructions per byte
  * and 2 x 16 KB in flight per block without registers to hold it. */
-#define BULK_U 4
-#define BULK_TILE4 (BULK_U * EW_BLOCK) /* float4s of each input per block */
+/* One float4 of each input a thread (4 KiB a block): small tiles, many
+ * blocks, as CUB's transform on this GPU uses (768 floats). Tiles of 4
+ * float4s a thread were 2% slower than CUB, of 0.75 a thread (CUB's) and of
+ * 1 within 0.6% either way at 2^24 and 2^28 (H100, docs/elementwise.md). */
+#define BULK_TILE4 EW_BLOCK /* float4s of each input per block */
 __device__ __forceinline__ unsigned smem_u32(const void *p)
 {
     return (unsigned)__cvta_generic_to_shared(p);
