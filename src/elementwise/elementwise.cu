@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(EW_BLOCK)
  * CUDA PG "TMA"): one thread asks the copy engine for the block's whole tile of
  * a and b into shared memory, completion counted in bytes on an mbarrier; the
  * threads then compute from shared memory and store. Few instructions per byte
- * and 2 x 16 KB in flight per block without registers to hold it. */
+ * and the block's bytes in flight without registers to hold them. */
 /* One float4 of each input a thread (4 KiB a block): small tiles, many
  * blocks, as CUB's transform on this GPU uses (768 floats). Tiles of 4
  * float4s a thread were 2% slower than CUB, of 0.75 a thread (CUB's) and of

@@ -9,6 +9,14 @@
 namespace {
 
 using cupat_gemm_dev::axpby; /* beta 0: y unread */
+/* s + a . b, one fmaf a lane in x, y, z, w order (every op N form sums so) */
+__device__ __forceinline__ float dot4(float4 a, float4 b, float s)
+{
+    s = fmaf(a.x, b.x, s);
+    s = fmaf(a.y, b.y, s);
+    s = fmaf(a.z, b.z, s);
+    return fmaf(a.w, b.w, s);
+}
 
 /* ---- rung "naive": one thread per output. For op N a thread walks its own
  * row, so the lanes of a warp read addresses lda apart (uncoalesced); for op
@@ -48,10 +56,7 @@ __global__ void __launch_bounds__(256)
             for (size_t q = lane; q < n4; q += 32) {
                 float4 a = __ldg(reinterpret_cast<const float4 *>(r) + q);
                 float4 b = __ldg(reinterpret_cast<const float4 *>(x) + q);
-                s = fmaf(a.x, b.x, s);
-                s = fmaf(a.y, b.y, s);
-                s = fmaf(a.z, b.z, s);
-                s = fmaf(a.w, b.w, s);
+                s = dot4(a, b, s);
             }
             j = n4 * 4;
         }
@@ -86,19 +91,10 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int u = 0; u < 4; u++) a[u] = __ldg(r4 + q + 256 * u), b[u] = __ldg(x4 + q + 256 * u);
 #pragma unroll
-                for (int u = 0; u < 4; u++) {
-                    s = fmaf(a[u].x, b[u].x, s);
-                    s = fmaf(a[u].y, b[u].y, s);
-                    s = fmaf(a[u].z, b[u].z, s);
-                    s = fmaf(a[u].w, b[u].w, s);
-                }
+                for (int u = 0; u < 4; u++) s = dot4(a[u], b[u], s);
             }
             for (; q < n4; q += 256) {
-                const float4 a = __ldg(r4 + q), b = __ldg(x4 + q);
-                s = fmaf(a.x, b.x, s);
-                s = fmaf(a.y, b.y, s);
-                s = fmaf(a.z, b.z, s);
-                s = fmaf(a.w, b.w, s);
+                s = dot4(__ldg(r4 + q), __ldg(x4 + q), s);
             }
             j = n4 * 4;
         }
