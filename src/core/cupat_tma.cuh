@@ -67,6 +67,14 @@ __device__ __forceinline__ void load_2d(unsigned dst, const CUtensorMap *map, in
                  "l"((uint64_t)map), "r"(c0), "r"(c1), "r"(bar)
                  : "memory");
 }
+// `bytes` contiguous bytes (a multiple of 16, both ends 16-byte aligned) from
+// global memory at src into shared memory at dst; they complete on bar.
+__device__ __forceinline__ void load_1d(unsigned dst, const void *src, unsigned bytes, unsigned bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
 // Shared memory at src to the box at (c0, c1) of map, in this thread's
 // current bulk async-group (closed by commit()).
 __device__ __forceinline__ void store_2d(const CUtensorMap *map, int c0, int c1, unsigned src)

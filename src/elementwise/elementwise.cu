@@ -4,6 +4,7 @@
  * wide accesses. Indices are 64-bit throughout: n beyond 2^32 works. */
 #include "elementwise.h"
 #include "conv2d/conv2d_internal.h" /* the blur rung "conv" */
+#include "core/cupat_tma.cuh"
 
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -204,19 +205,16 @@ __global__ void __launch_bounds__(EW_BLOCK)
 }
 
 /* bulk-copy — Hopper's bulk copy engine (cp.async.bulk, PTX ISA 9.7.9.25;
- * CUDA PG "TMA"): one thread asks the copy engine for the block's whole tile of
- * a and b into shared memory, completion counted in bytes on an mbarrier; the
- * threads then compute from shared memory and store. Few instructions per byte
- * and the block's bytes in flight without registers to hold them. */
-/* One float4 of each input a thread (4 KiB a block): small tiles, many
- * blocks, as CUB's transform on this GPU uses (768 floats). Tiles of 4
- * float4s a thread were 2% slower than CUB, of 0.75 a thread (CUB's) and of
- * 1 within 0.6% either way at 2^24 and 2^28 (H100, docs/elementwise.md). */
+ * CUDA PG "TMA"; the wrappers are core/cupat_tma.cuh's): one thread asks the
+ * copy engine for the block's whole tile of a and b into shared memory,
+ * completion counted in bytes on an mbarrier; the threads then compute from
+ * shared memory and store. Few instructions per byte and the block's bytes in
+ * flight without registers to hold them. One float4 of each input a thread
+ * (4 KiB a block): small tiles, many blocks, as CUB's transform on this GPU
+ * uses (768 floats). Tiles of 4 float4s a thread were 2% slower than CUB, of
+ * 0.75 a thread (CUB's) and of 1 within 0.6% either way at 2^24 and 2^28
+ * (H100, docs/elementwise.md). */
 #define BULK_TILE4 EW_BLOCK /* float4s of each input per block */
-__device__ __forceinline__ unsigned smem_u32(const void *p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
 template <int OP>
 __global__ void __launch_bounds__(EW_BLOCK)
     ew_bulk(size_t head, size_t n4, size_t tail, float alpha, const float *a, const float *b,
@@ -229,32 +227,21 @@ __global__ void __launch_bounds__(EW_BLOCK)
     if (base >= n4) return;
     unsigned cnt = (unsigned)(n4 - base < BULK_TILE4 ? n4 - base : BULK_TILE4);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using namespace cupat_tma;
     __shared__ alignas(128) float4 sa[BULK_TILE4];
     __shared__ alignas(128) float4 sb[BULK_TILE4];
     __shared__ alignas(8) unsigned long long bar;
-    unsigned mb = smem_u32(&bar);
+    const unsigned mb = smem_addr(&bar);
     if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mb));
-        /* make the initialised barrier visible to the copy engine (async proxy) */
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        unsigned bytes = cnt * 16u;
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mb),
-                     "r"(2u * bytes)
-                     : "memory");
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-                     "[%0], [%1], %2, [%3];" ::"r"(smem_u32(sa)),
-                     "l"(a4 + base), "r"(bytes), "r"(mb)
-                     : "memory");
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-                     "[%0], [%1], %2, [%3];" ::"r"(smem_u32(sb)),
-                     "l"(b4 + base), "r"(bytes), "r"(mb)
-                     : "memory");
+        bar_init(mb, 1);
+        bar_init_fence(); /* the initialised barrier, visible to the copy engine */
+        const unsigned bytes = cnt * 16u;
+        bar_expect(mb, 2u * bytes);
+        load_1d(smem_addr(sa), a4 + base, bytes, mb);
+        load_1d(smem_addr(sb), b4 + base, bytes, mb);
     }
     __syncthreads(); /* the barrier is initialised before anyone waits on it */
-    asm volatile("{\n.reg .pred p;\nWAIT_%=:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n"
-                 "@!p bra WAIT_%=;\n}" ::"r"(mb)
-                 : "memory");
+    bar_wait(mb, 0);
     for (unsigned k = threadIdx.x; k < cnt; k += EW_BLOCK)
         c4[base + k] = ew_f4<OP>(alpha, sa[k], sb[k]);
 #else /* no copy engine before sm_90: the same tile through registers */

@@ -454,7 +454,7 @@ cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
     // C through the copy engine (persistent form, beta = 0 there, not C^T):
     // where its base and rows are 16-byte aligned and n fills whole 16-byte
     // chunks (the engine clips a store at n rounded up to 16 bytes)
-    const size_t esz = a->out == CUPAT_GEMM_F32 || a->out == CUPAT_GEMM_I32 ? 4 : 2;
+    const size_t esz = cupat_gemm_type_size(a->out);
     const int cstore = PERSIST && !a->ct && (uintptr_t)a->C % 16 == 0 && (a->ldc * esz) % 16 == 0 &&
                        ((size_t)a->n * esz) % 16 == 0;
     CUtensorMap mc;
@@ -662,7 +662,7 @@ extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc
         return cupat__gemm_tc_mma(ctx, a);
     // the persistent form where C takes column-pair stores and beta = 0
     // (see k_wgmma); fewer than 2^30 tiles keep its tile index an int
-    const size_t esz = a->out == CUPAT_GEMM_F32 || a->out == CUPAT_GEMM_I32 ? 4 : 2;
+    const size_t esz = cupat_gemm_type_size(a->out);
     const int beta0 = a->in == CUPAT_GEMM_I8 ? a->ibeta == 0 : a->beta == 0.0f;
     const int persist = beta0 && a->n % 2 == 0 && a->ldc % 2 == 0 && (uintptr_t)a->C % (2 * esz) == 0 &&
                         tiles(a->m, a->n, NB) < 1073741824.0;
