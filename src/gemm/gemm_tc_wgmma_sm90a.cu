@@ -35,6 +35,7 @@
 #include "gemm/gemm_tc_epilogue.h"
 #include "internal.h"
 #include "core/cupat_tma.cuh"
+#include "transpose/transpose_internal.h"
 
 #include <cmath>
 #include <cuda.h>
@@ -474,7 +475,9 @@ cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 // tf32 and i8 read K-major operands only: op(A) (m x k) and op(B)^T (n x k)
 // are first copied K-major into scratch where they are not already (for
 // tf32 always: the copy also rounds to tf32, ties to even, as every rung
-// does), rows padded to 16 bytes for the copy engine. out[r][c] =
+// does; where the operands allow, by k_round_rows and the transpose
+// pattern's kernel, which move 16 and 8 bytes an access), rows padded to
+// 16 bytes for the copy engine. out[r][c] =
 // in[r][c] (trans 0) or in[c][r] (trans 1), 32 x 32 tiles through shared
 // memory so both sides coalesce.
 template <typename T, bool ROUND>
@@ -495,6 +498,32 @@ __global__ void k_kmajor(const T *in, size_t ld_in, int trans, int rows, int col
             if constexpr (ROUND) v = __uint_as_float(cupat__f32_to_tf32_bits(__float_as_uint(v)));
             out[(size_t)r * ld_out + c] = v;
         }
+    }
+}
+
+// A tf32 op(A) that is K-major already only needs its rounding: a row of
+// out is the row of in rounded, padded with zeros to ld_out (a multiple of
+// 4), a float4 a thread (in 16-byte aligned, ld_in a multiple of 4; a
+// float4 that would pass the row's end is read element by element).
+__global__ void k_round_rows(const float *in, size_t ld_in, int rows, int cols, float *out, size_t ld_out)
+{
+    const size_t q = ld_out / 4, total = (size_t)rows * q;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+        const size_t r = i / q, c = 4 * (i % q);
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float *src = in + r * ld_in + c;
+        if (c + 4 <= (size_t)cols) v = *(const float4 *)src;
+        else if (c < (size_t)cols) {
+            v.x = src[0];
+            if (c + 1 < (size_t)cols) v.y = src[1];
+            if (c + 2 < (size_t)cols) v.z = src[2];
+        }
+        uint4 u;
+        u.x = cupat__f32_to_tf32_bits(__float_as_uint(v.x));
+        u.y = cupat__f32_to_tf32_bits(__float_as_uint(v.y));
+        u.z = cupat__f32_to_tf32_bits(__float_as_uint(v.z));
+        u.w = cupat__f32_to_tf32_bits(__float_as_uint(v.w));
+        *(uint4 *)(out + r * ld_out + c) = u;
     }
 }
 
@@ -637,13 +666,25 @@ template <int KIND, bool PERSIST> cupat_status launch_kmajor(cupat_ctx *ctx, con
     if (bytes_a + bytes_b) CUPAT_TRY(cupat__scratch(ctx, bytes_a + bytes_b + 256, (void **)&scratch));
     cupat_gemm_tc_args k = *a;
     if (copy_a) {
-        CUPAT_TRY((kmajor<T, KIND == K_TF32>(ctx, a->A, a->lda, a->ta, a->m, a->k, scratch, ld)));
+        if (KIND == K_TF32 && !a->ta && (uintptr_t)a->A % 16 == 0 && a->lda % 4 == 0) {
+            const size_t total = (size_t)a->m * (ld / 4);
+            const unsigned grid = (unsigned)(total / 256 + 1 < 65536 ? total / 256 + 1 : 65536);
+            k_round_rows<<<grid, 256, 0, ctx->stream>>>((const float *)a->A, a->lda, a->m, a->k, (float *)scratch, ld);
+            CUPAT_TRY(cupat__launched(ctx, "k_round_rows"));
+        } else {
+            CUPAT_TRY((kmajor<T, KIND == K_TF32>(ctx, a->A, a->lda, a->ta, a->m, a->k, scratch, ld)));
+        }
         k.A = scratch;
         k.lda = ld;
     }
     if (copy_b) {
         unsigned char *b = scratch + (bytes_a + 255) / 256 * 256;
-        CUPAT_TRY((kmajor<T, KIND == K_TF32>(ctx, a->B, a->ldb, !a->tb, a->n, a->k, b, ld)));
+        // a tf32 B (k x n) to n x k by the transpose pattern's 8-byte-word
+        // kernel, rounding on the way, where its words are aligned
+        if (KIND == K_TF32 && !a->tb && (uintptr_t)a->B % 8 == 0 && a->ldb % 2 == 0)
+            CUPAT_TRY(cupat__transpose_tf32(ctx, (size_t)a->k, (size_t)a->n, (const float *)a->B, a->ldb, (float *)b, ld));
+        else
+            CUPAT_TRY((kmajor<T, KIND == K_TF32>(ctx, a->B, a->ldb, !a->tb, a->n, a->k, b, ld)));
         k.B = b;
         k.ldb = ld;
     }
