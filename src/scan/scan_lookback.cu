@@ -24,6 +24,7 @@
 #include "internal.h"
 #include "scan/lookback.cuh"
 #include "scan/scan_ops.cuh"
+#include "core/cupat_tma.cuh"
 
 #include <cstdint>
 #include <cstring>
@@ -160,27 +161,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_decoupled(const T *x, T *y, siz
 // wait: persistent blocks, each tile (48 KiB) brought into shared memory by
 // one cp.async.bulk (the TMA engine, no registers held) STAGES tiles ahead,
 // completing on an mbarrier; fewer, larger tiles also ask less of the chain.
-__device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ void mbar_init(unsigned long long *bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void bulk_load(void *dst, const void *src, unsigned bytes, unsigned long long *bar)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                     smem_u32(dst)),
-                 "l"(src), "r"(bytes), "r"(smem_u32(bar))
-                 : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
-{
-    asm volatile("{\n .reg .pred p;\n WAIT_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT_%=;\n}" ::"r"(
-                     smem_u32(bar)),
-                 "r"(parity)
-                 : "memory");
-}
-
+// (The mbarrier and bulk-copy wrappers: core/cupat_tma.cuh.)
 constexpr int TMA_BLOCK = 256, TMA_NV = 6, TMA_STAGES = 2;
 
 template <typename T, int OP, int BLOCK = TMA_BLOCK, int NV = TMA_NV, int STAGES = TMA_STAGES>
@@ -201,14 +182,20 @@ __global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_
     const A *xa = (const A *)x;
     A *ya = (A *)y;
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using namespace cupat_tma;
+    auto bulk_load = [&](int s, size_t t) { // tile t into stage s
+        bar_expect(smem_addr(&bar[s]), TB);
+        load_1d(smem_addr(stage_mem + s * TB), xa + t * SH::TILE, TB, smem_addr(&bar[s]));
+    };
     if (threadIdx.x == 0) {
 #pragma unroll
-        for (int s = 0; s < STAGES; s++) mbar_init(&bar[s], 1);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        for (int s = 0; s < STAGES; s++) bar_init(smem_addr(&bar[s]), 1);
+        bar_init_fence();
 #pragma unroll
         for (int s = 0; s < STAGES; s++) {
             size_t t = blockIdx.x + (size_t)s * G;
-            if (t < full_tiles) bulk_load(stage_mem + s * TB, xa + t * SH::TILE, TB, &bar[s]);
+            if (t < full_tiles) bulk_load(s, t);
         }
     }
     __syncthreads();
@@ -220,7 +207,7 @@ __global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_
         const bool full = tile < full_tiles;
         A a[NV][V];
         if (full) {
-            mbar_wait(&bar[s], (it / STAGES) & 1u);
+            bar_wait(smem_addr(&bar[s]), (it / STAGES) & 1u);
             const uint4 *sv = (const uint4 *)(stage_mem + s * TB) + (size_t)w * 32 * NV;
 #pragma unroll
             for (int j = 0; j < NV; j++) {
@@ -234,12 +221,23 @@ __global__ void __launch_bounds__(BLOCK) k_decoupled_tma(const T *x, T *y, size_
         if (threadIdx.x == 0) {
             size_t next = tile + (size_t)STAGES * G;
             if (next < full_tiles) {
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                bulk_load(stage_mem + s * TB, xa + next * SH::TILE, TB, &bar[s]);
+                fence_async_shared(); // the threads' reads of stage s, then the copy engine's write
+                bulk_load(s, next);
             }
         }
         striped_scan_store<O, BLOCK, NV>(a, st, tile, exclusive, ya, wbase, n, full);
     }
+#else // no copy engine before sm_90: every tile through registers
+    (void)full_tiles;
+    (void)stage_mem;
+    (void)bar;
+    for (unsigned tile = blockIdx.x; tile < ntiles; tile += G) {
+        const size_t wbase = (size_t)tile * SH::TILE + (size_t)w * SH::WARP_ITEMS;
+        A a[NV][V];
+        load_striped(xa, wbase, n, false, id, a);
+        striped_scan_store<O, BLOCK, NV>(a, st, tile, exclusive, ya, wbase, n, false);
+    }
+#endif
 }
 
 // -------------------------------------------------------- segmented scan --
