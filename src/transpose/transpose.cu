@@ -352,9 +352,9 @@ __device__ __forceinline__ void word_set(uint2 &w, int q, T v)
 }
 
 /* Blocks an SM: f32 6 (40 registers; at 32 ptxas spills), f64 8 (32 registers,
- * as tile32); PIPE 4 (up to 64 registers, two tile buffers). */
-/* TF32 (the tensor-core GEMM's K-major copy, 4-byte words only): every
- * element is rounded to tf32, ties to even, on the way. */
+ * as tile32); PIPE 4 (up to 64 registers, two tile buffers). TF32 (the
+ * tensor-core GEMM's K-major copy, 4-byte words only): every element is
+ * rounded to tf32, ties to even, on the way. */
 template <typename T, bool PIPE, bool TF32 = false>
 __global__ void __launch_bounds__(256, PIPE ? 4 : sizeof(T) == 8 ? 8 : 6)
     k_pair(const T *__restrict__ in, size_t ld_in, T *__restrict__ out, size_t ld_out,
