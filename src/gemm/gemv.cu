@@ -260,6 +260,7 @@ extern "C" size_t cupat__gemv_wide_n = 16384;
 extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_gemv_args *a)
 {
     const size_t ylen = a->ta ? a->n : a->m;
+    const size_t sms = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 132); /* the forms below size by it */
     cudaStream_t s = ctx->stream;
     if (a->alpha == 0.0f) {
         gemv_scale<<<blocks_for(ylen, 256, ctx->sm_count), 256, 0, s>>>(ylen, a->beta, a->y);
@@ -273,7 +274,6 @@ extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_g
     if (!a->ta) {
         bool vec = ((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0 && ((uintptr_t)a->x & 15) == 0;
         /* fewer than 32 row-warps an SM and long rows: a block a row */
-        const size_t sms = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 132);
         if (a->m > 0 && a->m < sms * 32 && a->n >= cupat__gemv_wide_n) {
             const unsigned gb = (unsigned)a->m;
             if (vec) gemv_rows_block<true><<<gb, 256, 0, s>>>(a->m, a->n, a->alpha, a->A, a->lda, a->x, a->beta, a->y);
@@ -292,7 +292,7 @@ extern "C" cupat_status cupat__gemv_cuda(cupat_ctx *ctx, int rung, const cupat_g
     if (colblocks > 0x7fffffffu)
         return cupat__fail(ctx, CUPAT_ERROR_SIZE,
                            "cupat_gemv_f32: %zu columns with op T exceed the grid (2^36)", a->n);
-    const size_t sms = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 132), want = sms * 8;
+    const size_t want = sms * 8;
     /* about one 32-column block an SM (half to two) where the split form
      * would need partial sums: the one-kernel form (cupat__gemv_tall forces
      * it, for the tests) */
