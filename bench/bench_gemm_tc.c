@@ -1,6 +1,6 @@
 /* bench_gemm_tc.c — cupat_gemm, the mixed-type product (pattern "gemm_tc";
  * docs/gemm-tensor.md), one table per input type: f16 -> f32, bf16 -> bf16,
- * tf32 -> f32, i8 -> i32, S x S x S, row-major, op N,N, alpha 1, beta 0; on
+ * tf32 -> f32 (with a probe of how cuBLAS rounds tf32 inputs), i8 -> i32, S x S x S, row-major, op N,N, alpha 1, beta 0; on
  * CUDA's default run also the issue's odd and skinny shapes in bf16.
  *
  * CUDA: every rung of the ladder at 4096^3 beside cublasGemmEx with the same
@@ -164,6 +164,59 @@ static cupat_status tc_setup(bench_run *run, tc_state *st)
     return r ? r : cupat_sync(run->ctx);
 }
 
+/* How cublasGemmEx's FAST_TF32 and cupat's tf32 read an f32, measured: one
+ * operand x everywhere, the other 1 (S x S x S, op N,N), so C = S t(x) with
+ * t the reading of x, exact in f32 (S <= 2^12). x = 1 + 3 2^-12: truncated
+ * t = 1, rounded to nearest 1 + 2^-10. Ties: x = 1 + 2^-11 (even: down, to
+ * 1) and 1 + 3 2^-11 (even: up, to 1 + 2^-9; toward zero 1 + 2^-10). The
+ * table's note prints each C[0][0], x in A / in B. */
+static char probe_note[768];
+static cupat_status tf32_probe(bench_run *run, tc_state *st)
+{
+    const size_t nn = st->m * st->k; /* square: A and B alike */
+    float *one = malloc(nn * sizeof(float)), *hx = malloc(nn * sizeof(float));
+    if (!one || !hx) {
+        free(one);
+        free(hx);
+        return bench_fail(run, CUPAT_ERROR_OUT_OF_MEMORY, "bench gemm_tc: host memory");
+    }
+    static const float xs[3] = {1.0f + 0x3p-12f, 1.0f + 0x1p-11f, 1.0f + 0x3p-11f};
+    float got[3][2][2] = {{{0}}}; /* [x][x in A, in B][cuBLAS, cupat] */
+    cupat_status r = CUPAT_SUCCESS;
+    for (size_t i = 0; i < nn; i++) one[i] = 1.0f;
+    for (int xi = 0; xi < 3 && !r; xi++) {
+        for (size_t i = 0; i < nn; i++) hx[i] = xs[xi];
+        for (int side = 0; side < 2 && !r; side++) {
+            r = cupat_memcpy(run->ctx, st->A, side ? one : hx, nn * 4);
+            if (!r) r = cupat_memcpy(run->ctx, st->B, side ? hx : one, nn * 4);
+            for (int w = 0; w < 2 && !r; w++) {
+                r = w == 0 ? tc_cublas(run, st) : tc_run(run, st);
+                if (!r) r = cupat_memcpy(run->ctx, &got[xi][side][w], st->C, sizeof(float));
+                if (!r) r = cupat_sync(run->ctx);
+            }
+        }
+    }
+    free(one);
+    free(hx);
+    /* the timed rows read their own inputs again */
+    if (!r) r = cupat_memcpy(run->ctx, st->A, st->hA, nn * 4);
+    if (!r) r = cupat_memcpy(run->ctx, st->B, st->hB, nn * 4);
+    if (!r) r = cupat_sync(run->ctx);
+    if (r) return r;
+    const double S = (double)st->k, u = S * 0x1p-10;
+    snprintf(probe_note, sizeof probe_note,
+             "the %% column is of the measured dense f16 / bf16 tensor rate (tf32 at half of it). "
+             "Probe, one operand x everywhere and the other 1, C[0][0] with x in A / in B, "
+             "cublasGemmEx FAST_TF32 vs cupat: x = 1 + 3*2^-12: %.9g / %.9g vs %.9g / %.9g (rounded "
+             "%.9g, truncated %.9g); ties x = 1 + 2^-11: %.9g / %.9g vs %.9g / %.9g (to even %.9g, "
+             "away %.9g); x = 1 + 3*2^-11: %.9g / %.9g vs %.9g / %.9g (to even %.9g, toward zero "
+             "%.9g)",
+             got[0][0][0], got[0][1][0], got[0][0][1], got[0][1][1], S + u, S, got[1][0][0],
+             got[1][1][0], got[1][0][1], got[1][1][1], S, S + u, got[2][0][0], got[2][1][0],
+             got[2][0][1], got[2][1][1], S + 2 * u, S + u);
+    return CUPAT_SUCCESS;
+}
+
 cupat_status bench_gemm_tc_cases(bench_run *run, const bench_size *size)
 {
     static const struct {
@@ -202,17 +255,27 @@ cupat_status bench_gemm_tc_cases(bench_run *run, const bench_size *size)
         c.prepare = tc_poison;
         c.run = tc_run;
         c.check = tc_check;
+        const int gpu = run->backend == CUPAT_BACKEND_CUDA;
         c.note = st.in == CUPAT_GEMM_TF32 || st.in == CUPAT_GEMM_I8
                      ? "the % column is of the measured dense f16 / bf16 tensor rate (tf32 runs at half "
                        "of it, i8 at twice, on the H100's data sheet)"
                      : "the % column is of the measured dense bf16 tensor rate (cupat info)";
-        const int gpu = run->backend == CUPAT_BACKEND_CUDA;
+
         c.vendor_name = gpu ? "cublasGemmEx" : NULL;
         c.vendor = gpu ? tc_cublas : NULL;
         cupat_status r = tc_setup(run, &st);
+        if (!r && gpu && sq && st.in == CUPAT_GEMM_TF32) {
+            r = tf32_probe(run, &st);
+            c.note = probe_note;
+        }
         if (!r) r = bench_run_case(run, &c);
+        if (r) { /* the frees below would clear the context's message */
+            char msg[CUPAT_ERRMSG];
+            snprintf(msg, sizeof msg, "%s", cupat_last_error(run->ctx));
+            tc_free(run, &st);
+            return bench_fail(run, r, "%s", msg);
+        }
         tc_free(run, &st);
-        if (r) return r;
     }
     return CUPAT_SUCCESS;
 }

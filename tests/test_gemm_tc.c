@@ -17,7 +17,9 @@
  * 2^32; shapes 1x1x1, 17x33x65, 64x1x128, tile and k-panel crossings and zero
  * dimensions, all four ops, both layouts, ld > minimum, beta != 0, NaN in C
  * with beta = 0, alpha = 0 with A = B = NULL; then every argument's bad-input
- * rows. The same cases on the CPU's rung and on every CUDA rung pinned. */
+ * rows; tf32's rounding inside the product checked exactly (tf32_ties,
+ * tf32_sweep). The same cases on the CPU's rung and on every CUDA rung
+ * pinned. */
 #include "testutil.h"
 
 #include <float.h>
@@ -414,6 +416,109 @@ out:
     free(hC);
 }
 
+/* tf32's rounding inside the product, exactly (k = 8, C 64 x 64, every
+ * element of A and B = x, so C = 8 t(x)^2 with t(x) the tf32 rounding of x,
+ * exact in f32 with its partial sums): x = 1 + 3 2^-12 (t = 1 + 2^-10, where
+ * truncation would give 1) and the ties 1 + 3 2^-11 (to even: up) and
+ * 1 + 2^-11 (to even: down). A(0,0) is the signaling NaN 0x7f800001, whose
+ * payload lies in the low 13 bits alone: quieted, not read as an infinity
+ * (C's row 0 NaN). Ops N,N (wgmma reads op(A) in place) and T,T (both
+ * operands copied K-major first). */
+static void tf32_ties(cupat_ctx *ctx)
+{
+    enum { S = 64, K = 8 };
+    static float hA[S * K], hB[K * S], hC[S * S];
+    static const float xs[] = {1.0f + 0x3p-12f, 1.0f + 0x3p-11f, 1.0f + 0x1p-11f};
+    const uint32_t snan = 0x7f800001u;
+    for (size_t xi = 0; xi < sizeof xs / sizeof xs[0]; xi++)
+        for (int tt = 0; tt < 2; tt++) {
+            for (size_t i = 0; i < S * K; i++) hA[i] = hB[i] = xs[xi];
+            memcpy(&hA[0], &snan, sizeof snan);
+            float *dA = test_upload(ctx, hA, sizeof hA), *dB = test_upload(ctx, hB, sizeof hB);
+            float *dC = test_upload(ctx, hC, sizeof hC);
+            const cupat_trans op = tt ? CUPAT_TRANS_T : CUPAT_TRANS_N;
+            /* op N: A is S x K, B K x S; op T: A is K x S, B S x K */
+            cupat_status st = cupat_gemm(ctx, CUPAT_ROW_MAJOR, op, op, S, S, K, CUPAT_GEMM_TF32,
+                                         CUPAT_GEMM_F32, 1.0, dA, tt ? S : K, dB, tt ? K : S, 0.0,
+                                         dC, S);
+            CHECK(st == CUPAT_SUCCESS, "tf32 ties: %s", cupat_last_error(ctx));
+            if (st == CUPAT_SUCCESS) test_download(ctx, hC, dC, sizeof hC);
+            const double t = tf32_ref(xs[xi]);
+            const float want = (float)(K * t * t);
+            size_t bad = 0;
+            char first[160] = "";
+            for (size_t i = 0; st == CUPAT_SUCCESS && i < S; i++)
+                for (size_t j = 0; j < S; j++) {
+                    const float got = hC[i * S + j];
+                    /* row 0 of op(A): A(0,0) is in it for both ops */
+                    const int ok = i == 0 ? isnan(got) : got == want;
+                    if (!ok && bad++ == 0)
+                        snprintf(first, sizeof first, "C[%zu][%zu] = %a, expected %a", i, j, got,
+                                 i == 0 ? NAN : want);
+                }
+            CHECK(bad == 0, "tf32 ties: x = %a op %c,%c: %zu wrong; first %s", xs[xi],
+                  tt ? 'T' : 'N', tt ? 'T' : 'N', bad, first);
+            cupat_sync(ctx);
+            cupat_free(ctx, dA);
+            cupat_free(ctx, dB);
+            cupat_free(ctx, dC);
+        }
+}
+
+/* tf32's rounding of all 8192 low-bit patterns under eight high parts (1.0
+ * with an even and an odd last tf32 bit, a negative, the largest finite tf32
+ * whose round-up overflows, the smallest normal, zero and an odd subnormal,
+ * the infinities' exponent with NaN payloads): A (8192 x 8) times the
+ * identity (8 x 8), so each C element is one input as the product read it,
+ * the other seven products zero (NaN where the row holds an inf or NaN).
+ * Checked against cupat_f32_to_tf32 summed the same way in double: equal, or
+ * both NaN; each high part its own check. On wgmma this is the copy engine's
+ * rounding (a TFLOAT32 tensor map), checked bit for bit. */
+static void tf32_sweep(cupat_ctx *ctx)
+{
+    enum { M = 8192, K = 8 };
+    static const uint32_t hi[8] = {0x3f800000u, 0x3f802000u, 0xbf802000u, 0x7f7fe000u,
+                                   0x00800000u, 0x00000000u, 0x00002000u, 0x7f800000u};
+    static float hA[M * K], hC[M * K];
+    float hB[K * K];
+    for (int p = 0; p < K; p++)
+        for (int j = 0; j < K; j++) hB[p * K + j] = p == j ? 1.0f : 0.0f;
+    for (size_t e = 0; e < M * K; e++) {
+        uint32_t u = hi[e / 8192] | (uint32_t)(e % 8192);
+        memcpy(&hA[e], &u, 4);
+    }
+    {
+        float *dA = test_upload(ctx, hA, sizeof hA), *dB = test_upload(ctx, hB, sizeof hB);
+        float *dC = test_upload(ctx, hC, sizeof hC);
+        const cupat_gemm_type t = CUPAT_GEMM_TF32;
+        cupat_status st = cupat_gemm(ctx, CUPAT_ROW_MAJOR, CUPAT_TRANS_N, CUPAT_TRANS_N, M, K, K, t,
+                                     CUPAT_GEMM_F32, 1.0, dA, K, dB, K, 0.0, dC, K);
+        CHECK(st == CUPAT_SUCCESS, "tf32 sweep: %s", cupat_last_error(ctx));
+        if (st == CUPAT_SUCCESS) test_download(ctx, hC, dC, sizeof hC);
+        for (int g = 0; st == CUPAT_SUCCESS && g < 8; g++) {
+            size_t bad = 0;
+            char first[200] = "";
+            for (size_t e = (size_t)g * 8192; e < (size_t)(g + 1) * 8192; e++) {
+                const size_t i = e / K, j = e % K;
+                double want = 0;
+                for (int p = 0; p < K; p++)
+                    want += in_value(t, hA, i * K + p) * (double)hB[p * K + j];
+                const float got = hC[e];
+                const int ok = isnan(want) ? isnan(got) : (double)got == want;
+                if (!ok && bad++ == 0)
+                    snprintf(first, sizeof first, "input 0x%08x: C = %a (0x%08x), expected %a",
+                             test_f32_bits(hA[e]), got, test_f32_bits(got), want);
+            }
+            CHECK(bad == 0, "tf32 sweep: high part 0x%08x: %zu of 8192 wrong; first %s", hi[g],
+                  bad, first);
+        }
+        cupat_sync(ctx);
+        cupat_free(ctx, dA);
+        cupat_free(ctx, dB);
+        cupat_free(ctx, dC);
+    }
+}
+
 extern int cupat__gemm_tc_tile_n; /* gemm_internal.h's test hook */
 static void gemm_cases(cupat_ctx *ctx)
 {
@@ -509,6 +614,8 @@ static void gemm_cases(cupat_ctx *ctx)
     const tpair i8 = {CUPAT_GEMM_I8, CUPAT_GEMM_I32};
     tcase w = {i8, 9, 7, 500, 0, 1, 0, 2147483647.0, -2147483648.0, 1, 0};
     run_case(ctx, &w);
+    tf32_ties(ctx);
+    tf32_sweep(ctx);
 }
 
 /* -------------------------------------------------------- bad inputs -- */

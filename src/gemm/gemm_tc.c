@@ -37,7 +37,8 @@ static const cupat_variant_info gemm_tc_variants[] = {
                        "4-stage full/empty mbarrier ring; a producer warp group and two consumer "
                        "warp groups (setmaxnreg 40 / 232), persistent where C allows; all four op "
                        "pairs of f16 / bf16 (operands the copy engine cannot read copied with "
-                       "padded rows); tf32 (k8) and i8 (k32) through K-major copies",
+                       "padded rows); tf32 (k8; the copy engine rounds each f32 to tf32 on its "
+                       "way in) and i8 (k32) read K-major, copied first where they are not",
                        "PTX ISA: wgmma, cp.async.bulk.tensor, mbarrier, setmaxnreg; CUDA guide "
                        "(TMA)",
                        CUPAT_BACKEND_CUDA, 1},

@@ -25,8 +25,9 @@
 // leading dimension is not a multiple of 8 — the copy engine's 16-byte
 // strides — is first copied with padded rows), and tf32 and i8 inputs of any
 // layout (wgmma reads them K-major only: op(A) and op(B)^T are
-// first copied K-major into scratch where they are not already, tf32
-// rounded on the way), on a compute capability 9.0 device (the sm_90a
+// first copied K-major into scratch where they are not already; the copy
+// engine rounds tf32 on its way into shared memory), on a compute capability
+// 9.0 device (the sm_90a
 // image); anything else runs mma_sync's launcher (and so on down). The tile, the pipeline and the descriptors are
 // explained in docs/gemm-tensor.md. Built only for sm_90a (CMakeLists.txt:
 // the *_sm90a.cu files): the device code is compiled where
@@ -421,14 +422,19 @@ __global__ void __launch_bounds__(THREADS, 1)
 
 // A row-major rows x cols matrix of the kind's elements (leading dimension
 // ld) as a tensor map with a box of bc x br, 128-byte swizzle, zeros past the
-// edges.
+// edges. tf32 (an input operand of K_TF32): data type TFLOAT32, so the copy
+// engine rounds each f32 to tf32, to nearest with ties to even (cupat's rule,
+// test_gemm_tc's tf32_sweep checks it bit for bit), on its way into shared
+// memory; as FLOAT32 it would copy the bits and the tensor cores would read
+// their top 19 (truncation). C's map is FLOAT32.
 cupat_status tensor_map(cupat_ctx *ctx, CUtensorMap *map, const void *p, int rows, int cols, size_t ld, int br,
-                        int bc, int kind)
+                        int bc, int kind, bool tf32 = false)
 {
     const size_t esz = kind == K_TF32 ? 4 : kind == K_I8 ? 1 : 2;
     const CUtensorMapDataType dt = kind == K_BF16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                    : kind == K_F16  ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                   : kind == K_TF32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                   : kind == K_TF32 ? (tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+                                                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT32)
                                                     : CU_TENSOR_MAP_DATA_TYPE_UINT8;
     return cupat__tensor_map_2d(ctx, map, dt, p, (uint64_t)cols, (uint64_t)rows, (uint64_t)(ld * esz), (uint32_t)bc,
                                 (uint32_t)br, CU_TENSOR_MAP_SWIZZLE_128B, "cupat_gemm");
@@ -448,10 +454,11 @@ cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
     CUtensorMap ma, mb;
     // op(A) is m x k: A stored m x k (op N) or k x m (op T); op(B) k x n: B
     // stored k x n (op N) or n x k (op T). Boxes as the kernel reads them.
-    if (TA == 0) CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->m, a->k, a->lda, MB, KB, KIND)); // K-major
-    else CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->k, a->m, a->lda, KB, 64, KIND));        // M-major
-    if (TB == 0) CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->k, a->n, a->ldb, KB, 64, KIND)); // N-major
-    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NT, KB, KIND));        // K-major
+    const bool rnd = KIND == K_TF32;
+    if (TA == 0) CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->m, a->k, a->lda, MB, KB, KIND, rnd)); // K-major
+    else CUPAT_TRY(tensor_map(ctx, &ma, a->A, a->k, a->m, a->lda, KB, 64, KIND, rnd));        // M-major
+    if (TB == 0) CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->k, a->n, a->ldb, KB, 64, KIND, rnd)); // N-major
+    else CUPAT_TRY(tensor_map(ctx, &mb, a->B, a->n, a->k, a->ldb, NT, KB, KIND, rnd));        // K-major
     // C through the copy engine (persistent form, beta = 0 there, not C^T):
     // where its base and rows are 16-byte aligned and n fills whole 16-byte
     // chunks (the engine clips a store at n rounded up to 16 bytes)
@@ -473,14 +480,12 @@ cupat_status launch(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 }
 
 // tf32 and i8 read K-major operands only: op(A) (m x k) and op(B)^T (n x k)
-// are first copied K-major into scratch where they are not already (for
-// tf32 always: the copy also rounds to tf32, ties to even, as every rung
-// does; where the operands allow, by k_round_rows and the transpose
-// pattern's kernel, which move 16 and 8 bytes an access), rows padded to
-// 16 bytes for the copy engine. out[r][c] =
-// in[r][c] (trans 0) or in[c][r] (trans 1), 32 x 32 tiles through shared
-// memory so both sides coalesce.
-template <typename T, bool ROUND>
+// are first copied K-major into scratch where they are not already, rows
+// padded to 16 bytes for the copy engine. out[r][c] = in[r][c] (trans 0) or
+// in[c][r] (trans 1), 32 x 32 tiles through shared memory so both sides
+// coalesce (a transposed f32 operand takes the transpose pattern's kernel
+// instead: to_kmajor).
+template <typename T>
 __global__ void k_kmajor(const T *in, size_t ld_in, int trans, int rows, int cols, T *out, size_t ld_out)
 {
     __shared__ T tile[32][33];
@@ -493,47 +498,8 @@ __global__ void k_kmajor(const T *in, size_t ld_in, int trans, int rows, int col
     __syncthreads();
     for (int y = ty; y < 32; y += 8) {
         const int r = r0 + y, c = c0 + tx;
-        if (r < rows && c < ld_out) { // the pad columns get zeros
-            T v = c < cols ? tile[y][tx] : T(0);
-            if constexpr (ROUND) v = __uint_as_float(cupat__f32_to_tf32_bits(__float_as_uint(v)));
-            out[(size_t)r * ld_out + c] = v;
-        }
+        if (r < rows && c < ld_out) out[(size_t)r * ld_out + c] = c < cols ? tile[y][tx] : T(0); // pad: zeros
     }
-}
-
-// A tf32 op(A) that is K-major already only needs its rounding: a row of
-// out is the row of in rounded, padded with zeros to ld_out (a multiple of
-// 4), a float4 a thread (in 16-byte aligned, ld_in a multiple of 4; a
-// float4 that would pass the row's end is read element by element).
-__global__ void k_round_rows(const float *in, size_t ld_in, int rows, int cols, float *out, size_t ld_out)
-{
-    const size_t q = ld_out / 4, total = (size_t)rows * q;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
-        const size_t r = i / q, c = 4 * (i % q);
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float *src = in + r * ld_in + c;
-        if (c + 4 <= (size_t)cols) v = *(const float4 *)src;
-        else if (c < (size_t)cols) {
-            v.x = src[0];
-            if (c + 1 < (size_t)cols) v.y = src[1];
-            if (c + 2 < (size_t)cols) v.z = src[2];
-        }
-        uint4 u;
-        u.x = cupat__f32_to_tf32_bits(__float_as_uint(v.x));
-        u.y = cupat__f32_to_tf32_bits(__float_as_uint(v.y));
-        u.z = cupat__f32_to_tf32_bits(__float_as_uint(v.z));
-        u.w = cupat__f32_to_tf32_bits(__float_as_uint(v.w));
-        *(uint4 *)(out + r * ld_out + c) = u;
-    }
-}
-
-template <typename T, bool ROUND>
-cupat_status kmajor(cupat_ctx *ctx, const void *in, size_t ld_in, int trans, int rows, int cols, void *out,
-                    size_t ld_out)
-{
-    const dim3 grid((unsigned)((ld_out + 31) / 32), (unsigned)((rows + 31) / 32)), block(32, 8);
-    k_kmajor<T, ROUND><<<grid, block, 0, ctx->stream>>>((const T *)in, ld_in, trans, rows, cols, (T *)out, ld_out);
-    return cupat__launched(ctx, "k_kmajor");
 }
 
 } // namespace
@@ -653,38 +619,42 @@ extern "C" int cupat__gemm_tc_wgmma_takes(const cupat_gemm_tc_args *a)
     return (aligned16(a->A, a->lda) || rows_a <= 65535 * 32) && (aligned16(a->B, a->ldb) || rows_b <= 65535 * 32);
 }
 
-// tf32 / i8: K-major copies (where needed), then the K-major instantiation
+// One operand K-major into scratch (rows x cols, cols along k): in stored
+// as it is (trans 0) or transposed (trans 1). A transposed f32 operand goes
+// through the transpose pattern's vec8_2x2 (8-byte words; tile32 where its
+// rows are not 8-byte aligned).
+template <typename T>
+cupat_status to_kmajor(cupat_ctx *ctx, const void *in, size_t ld_in, int trans, int rows, int cols, void *out,
+                       size_t ld_out)
+{
+    if (sizeof(T) == 4 && trans)
+        return cupat__transpose_cuda(ctx, TR_VEC8_2X2, (size_t)cols, (size_t)rows, 4, in, ld_in, out, ld_out);
+    const dim3 grid((unsigned)((ld_out + 31) / 32), (unsigned)((rows + 31) / 32)), block(32, 8);
+    k_kmajor<T><<<grid, block, 0, ctx->stream>>>((const T *)in, ld_in, trans, rows, cols, (T *)out, ld_out);
+    return cupat__launched(ctx, "k_kmajor");
+}
+
+// tf32 / i8: K-major copies where needed, then the K-major instantiation. An
+// operand already K-major, 16-byte aligned with 16-byte rows is read in place
+// (tf32 too: the copy engine rounds it, see tensor_map).
 template <int KIND, bool PERSIST> cupat_status launch_kmajor(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
 {
     typedef typename std::conditional<KIND == K_I8, int8_t, float>::type T;
     const size_t esz = sizeof(T), ld = ((size_t)a->k * esz + 15) / 16 * 16 / esz;
-    // i8 operands already K-major, aligned and with 16-byte rows are read in place
-    const int copy_a = KIND == K_TF32 || a->ta || (uintptr_t)a->A % 16 || (a->lda * esz) % 16;
-    const int copy_b = KIND == K_TF32 || !a->tb || (uintptr_t)a->B % 16 || (a->ldb * esz) % 16;
+    const int copy_a = a->ta || (uintptr_t)a->A % 16 || (a->lda * esz) % 16;
+    const int copy_b = !a->tb || (uintptr_t)a->B % 16 || (a->ldb * esz) % 16;
     const size_t bytes_a = copy_a ? (size_t)a->m * ld * esz : 0, bytes_b = copy_b ? (size_t)a->n * ld * esz : 0;
     unsigned char *scratch = NULL;
     if (bytes_a + bytes_b) CUPAT_TRY(cupat__scratch(ctx, bytes_a + bytes_b + 256, (void **)&scratch));
     cupat_gemm_tc_args k = *a;
     if (copy_a) {
-        if (KIND == K_TF32 && !a->ta && (uintptr_t)a->A % 16 == 0 && a->lda % 4 == 0) {
-            const size_t total = (size_t)a->m * (ld / 4);
-            const unsigned grid = (unsigned)(total / 256 + 1 < 65536 ? total / 256 + 1 : 65536);
-            k_round_rows<<<grid, 256, 0, ctx->stream>>>((const float *)a->A, a->lda, a->m, a->k, (float *)scratch, ld);
-            CUPAT_TRY(cupat__launched(ctx, "k_round_rows"));
-        } else {
-            CUPAT_TRY((kmajor<T, KIND == K_TF32>(ctx, a->A, a->lda, a->ta, a->m, a->k, scratch, ld)));
-        }
+        CUPAT_TRY(to_kmajor<T>(ctx, a->A, a->lda, a->ta, a->m, a->k, scratch, ld));
         k.A = scratch;
         k.lda = ld;
     }
     if (copy_b) {
         unsigned char *b = scratch + (bytes_a + 255) / 256 * 256;
-        // a tf32 B (k x n) to n x k by the transpose pattern's 8-byte-word
-        // kernel, rounding on the way, where its words are aligned
-        if (KIND == K_TF32 && !a->tb && (uintptr_t)a->B % 8 == 0 && a->ldb % 2 == 0)
-            CUPAT_TRY(cupat__transpose_tf32(ctx, (size_t)a->k, (size_t)a->n, (const float *)a->B, a->ldb, (float *)b, ld));
-        else
-            CUPAT_TRY((kmajor<T, KIND == K_TF32>(ctx, a->B, a->ldb, !a->tb, a->n, a->k, b, ld)));
+        CUPAT_TRY(to_kmajor<T>(ctx, a->B, a->ldb, !a->tb, a->n, a->k, b, ld));
         k.B = b;
         k.ldb = ld;
     }
@@ -719,12 +689,12 @@ extern "C" cupat_status cupat__gemm_tc_wgmma(cupat_ctx *ctx, const cupat_gemm_tc
         unsigned char *scratch = NULL;
         CUPAT_TRY(cupat__scratch(ctx, ba + bb, (void **)&scratch));
         if (ca) {
-            CUPAT_TRY((kmajor<uint16_t, false>(ctx, a->A, a->lda, 0, ra, wa, scratch, la)));
+            CUPAT_TRY((to_kmajor<uint16_t>(ctx, a->A, a->lda, 0, ra, wa, scratch, la)));
             c.A = scratch;
             c.lda = la;
         }
         if (cb) {
-            CUPAT_TRY((kmajor<uint16_t, false>(ctx, a->B, a->ldb, 0, rb, wb, scratch + ba, lb)));
+            CUPAT_TRY((to_kmajor<uint16_t>(ctx, a->B, a->ldb, 0, rb, wb, scratch + ba, lb)));
             c.B = scratch + ba;
             c.ldb = lb;
         }

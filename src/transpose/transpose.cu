@@ -9,7 +9,6 @@
  * Every tiled kernel walks a 1D list of tiles (grid-stride), so any shape
  * fits the grid limits; the diagonal rungs only permute that list. */
 #include "transpose_internal.h"
-#include "half_bits.h"
 
 #include <stdint.h>
 
@@ -352,10 +351,8 @@ __device__ __forceinline__ void word_set(uint2 &w, int q, T v)
 }
 
 /* Blocks an SM: f32 6 (40 registers; at 32 ptxas spills), f64 8 (32 registers,
- * as tile32); PIPE 4 (up to 64 registers, two tile buffers). TF32 (the
- * tensor-core GEMM's K-major copy, 4-byte words only): every element is
- * rounded to tf32, ties to even, on the way. */
-template <typename T, bool PIPE, bool TF32 = false>
+ * as tile32); PIPE 4 (up to 64 registers, two tile buffers). */
+template <typename T, bool PIPE>
 __global__ void __launch_bounds__(256, PIPE ? 4 : sizeof(T) == 8 ? 8 : 6)
     k_pair(const T *__restrict__ in, size_t ld_in, T *__restrict__ out, size_t ld_out,
            size_t rows, size_t cols, TileGrid g)
@@ -390,9 +387,6 @@ __global__ void __launch_bounds__(256, PIPE ? 4 : sizeof(T) == 8 ? 8 : 6)
                 }
             }
         }
-        if constexpr (TF32)
-#pragma unroll
-            for (int j = 0; j < LD; j++) v[j] = make_uint2(cupat__f32_to_tf32_bits(v[j].x), cupat__f32_to_tf32_bits(v[j].y));
     };
     auto store = [&](size_t t, const uint2 *ts) {
         size_t bx, by;
@@ -481,7 +475,7 @@ void launch_tile32(const Args &a, const T *in, T *out)
     k_tile32<T><<<grid_of(g), dim3(32, 8), 0, a.s>>>(in, a.ld_in, out, a.ld_out, a.rows, a.cols, g);
 }
 
-template <typename T, bool PIPE, bool TF32 = false>
+template <typename T, bool PIPE>
 void launch_pair(const Args &a, const T *in, T *out)
 {
     constexpr int TILE = 32 * (8 / (int)sizeof(T));
@@ -489,7 +483,7 @@ void launch_pair(const Args &a, const T *in, T *out)
     unsigned grid = grid_of(g);
     if (PIPE) { /* persistent: one wave of resident blocks */
         int per_sm = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_pair<T, PIPE, TF32>, 256, 0) !=
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_pair<T, PIPE>, 256, 0) !=
                 cudaSuccess ||
             per_sm < 1) {
             (void)cudaGetLastError();
@@ -498,7 +492,7 @@ void launch_pair(const Args &a, const T *in, T *out)
         size_t wave = (size_t)per_sm * (size_t)(a.sm_count > 0 ? a.sm_count : 1);
         if (wave < grid) grid = (unsigned)wave;
     }
-    k_pair<T, PIPE, TF32><<<grid, dim3(32, 8), 0, a.s>>>(in, a.ld_in, out, a.ld_out, a.rows, a.cols, g);
+    k_pair<T, PIPE><<<grid, dim3(32, 8), 0, a.s>>>(in, a.ld_in, out, a.ld_out, a.rows, a.cols, g);
 }
 
 /* 16-byte accesses need 16-byte aligned bases and row pitches. */
@@ -601,14 +595,4 @@ extern "C" cupat_status cupat__transpose_cuda(cupat_ctx *ctx, int rung, size_t r
         return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "cupat_transpose: no CUDA kernel for rung %d",
                            rung);
     return cupat__launched(ctx, name);
-}
-
-extern "C" cupat_status cupat__transpose_tf32(cupat_ctx *ctx, size_t rows, size_t cols, const float *in,
-                                              size_t ld_in, float *out, size_t ld_out)
-{
-    if (!pair_ok(in, ld_in, out, ld_out, 4))
-        return cupat__fail(ctx, CUPAT_ERROR_NOT_SUPPORTED, "tf32 transpose: needs 8-byte aligned rows");
-    Args a = {rows, cols, ld_in, ld_out, ctx->stream, ctx->sm_count};
-    launch_pair<uint32_t, false, true>(a, (const uint32_t *)in, (uint32_t *)out);
-    return cupat__launched(ctx, "k_pair<tf32>");
 }

@@ -49,11 +49,6 @@ enum cupat_transpose_rung {
 cupat_status cupat__transpose_cuda(cupat_ctx *ctx, int rung, size_t rows, size_t cols,
                                    size_t elem_size, const void *in, size_t ld_in, void *out,
                                    size_t ld_out);
-/* vec8_2x2's kernel rounding every f32 to tf32 (ties to even) on the way:
- * the tensor-core GEMM's K-major copy of an N-major operand. NOT_SUPPORTED
- * (nothing launched) where the rows are not 8-byte aligned. */
-cupat_status cupat__transpose_tf32(cupat_ctx *ctx, size_t rows, size_t cols, const float *in,
-                                   size_t ld_in, float *out, size_t ld_out);
 void cupat__transpose_cpu(int rung, size_t rows, size_t cols, size_t elem_size,
                           const void *in, size_t ld_in, void *out, size_t ld_out);
 
