@@ -487,36 +487,34 @@ static void tf32_sweep(cupat_ctx *ctx)
         uint32_t u = hi[e / 8192] | (uint32_t)(e % 8192);
         memcpy(&hA[e], &u, 4);
     }
-    {
-        float *dA = test_upload(ctx, hA, sizeof hA), *dB = test_upload(ctx, hB, sizeof hB);
-        float *dC = test_upload(ctx, hC, sizeof hC);
-        const cupat_gemm_type t = CUPAT_GEMM_TF32;
-        cupat_status st = cupat_gemm(ctx, CUPAT_ROW_MAJOR, CUPAT_TRANS_N, CUPAT_TRANS_N, M, K, K, t,
-                                     CUPAT_GEMM_F32, 1.0, dA, K, dB, K, 0.0, dC, K);
-        CHECK(st == CUPAT_SUCCESS, "tf32 sweep: %s", cupat_last_error(ctx));
-        if (st == CUPAT_SUCCESS) test_download(ctx, hC, dC, sizeof hC);
-        for (int g = 0; st == CUPAT_SUCCESS && g < 8; g++) {
-            size_t bad = 0;
-            char first[200] = "";
-            for (size_t e = (size_t)g * 8192; e < (size_t)(g + 1) * 8192; e++) {
-                const size_t i = e / K, j = e % K;
-                double want = 0;
-                for (int p = 0; p < K; p++)
-                    want += in_value(t, hA, i * K + p) * (double)hB[p * K + j];
-                const float got = hC[e];
-                const int ok = isnan(want) ? isnan(got) : (double)got == want;
-                if (!ok && bad++ == 0)
-                    snprintf(first, sizeof first, "input 0x%08x: C = %a (0x%08x), expected %a",
-                             test_f32_bits(hA[e]), got, test_f32_bits(got), want);
-            }
-            CHECK(bad == 0, "tf32 sweep: high part 0x%08x: %zu of 8192 wrong; first %s", hi[g],
-                  bad, first);
+    float *dA = test_upload(ctx, hA, sizeof hA), *dB = test_upload(ctx, hB, sizeof hB);
+    float *dC = test_upload(ctx, hC, sizeof hC);
+    const cupat_gemm_type t = CUPAT_GEMM_TF32;
+    cupat_status st = cupat_gemm(ctx, CUPAT_ROW_MAJOR, CUPAT_TRANS_N, CUPAT_TRANS_N, M, K, K, t,
+                                 CUPAT_GEMM_F32, 1.0, dA, K, dB, K, 0.0, dC, K);
+    CHECK(st == CUPAT_SUCCESS, "tf32 sweep: %s", cupat_last_error(ctx));
+    if (st == CUPAT_SUCCESS) test_download(ctx, hC, dC, sizeof hC);
+    for (int g = 0; st == CUPAT_SUCCESS && g < 8; g++) {
+        size_t bad = 0;
+        char first[200] = "";
+        for (size_t e = (size_t)g * 8192; e < (size_t)(g + 1) * 8192; e++) {
+            const size_t i = e / K, j = e % K;
+            double want = 0;
+            for (int p = 0; p < K; p++)
+                want += in_value(t, hA, i * K + p) * (double)hB[p * K + j];
+            const float got = hC[e];
+            const int ok = isnan(want) ? isnan(got) : (double)got == want;
+            if (!ok && bad++ == 0)
+                snprintf(first, sizeof first, "input 0x%08x: C = %a (0x%08x), expected %a",
+                         test_f32_bits(hA[e]), got, test_f32_bits(got), want);
         }
-        cupat_sync(ctx);
-        cupat_free(ctx, dA);
-        cupat_free(ctx, dB);
-        cupat_free(ctx, dC);
+        CHECK(bad == 0, "tf32 sweep: high part 0x%08x: %zu of 8192 wrong; first %s", hi[g],
+              bad, first);
     }
+    cupat_sync(ctx);
+    cupat_free(ctx, dA);
+    cupat_free(ctx, dB);
+    cupat_free(ctx, dC);
 }
 
 extern int cupat__gemm_tc_tile_n; /* gemm_internal.h's test hook */
