@@ -266,15 +266,23 @@ static void run_case(cupat_ctx *ctx, const gcase *g, int configs)
                                   g->beta, B, d.ldb, A, d.lda, d.dC + g->off, d.ldc};
         static const int splits[] = {1, 3, 8};
         const size_t nsplits = t_small ? 2 : sizeof splits / sizeof splits[0];
-        /* op(B) = T also through the packed path (B transposed into scratch) */
+        /* also after the copies that apply (split 1 and the first split
+         * beyond it): B^T transposed into scratch (op(B) = T), A^T's and B's
+         * rows padded to 16 bytes (op(A) = T, op(B) = N), A's pad with
+         * either of B's */
         for (int c = 0; c < cupat__gemm_nconfigs; c++) {
             for (size_t q = 0; q < nsplits; q++) {
-                for (int pack = 0; pack <= a.tb; pack++) {
+                for (int cp = 0; cp < 8; cp++) {
+                    if (((cp & GEMM_PACK_B) && !a.tb) || ((cp & GEMM_PAD_A) && !a.ta) ||
+                        ((cp & GEMM_PAD_B) && a.tb) || (cp && q > 1))
+                        continue;
                     char what[96];
-                    snprintf(what, sizeof what, "config %s split %d%s",
-                             cupat__gemm_configs[c].name, splits[q], pack ? " B packed" : "");
+                    snprintf(what, sizeof what, "config %s split %d%s%s%s",
+                             cupat__gemm_configs[c].name, splits[q],
+                             cp & GEMM_PACK_B ? " B packed" : "", cp & GEMM_PAD_A ? " A padded" : "",
+                             cp & GEMM_PAD_B ? " B padded" : "");
                     prepare_c(ctx, &d);
-                    cupat_status s = cupat__gemm_cuda_async(ctx, c, splits[q], &a, pack);
+                    cupat_status s = cupat__gemm_cuda_async(ctx, c, splits[q], &a, cp);
                     CHECK(s == CUPAT_SUCCESS, "%s: %s", what, cupat_last_error(ctx));
                     if (s == CUPAT_SUCCESS) compare(ctx, &d, what);
                 }

@@ -83,16 +83,24 @@ static cupat_status allow_smem(cupat_ctx *ctx, async_fn fn, size_t bytes, int sl
     return CUPAT_SUCCESS;
 }
 
+/* Bytes of a k x w copy with rows padded to 16 bytes, rounded to 256. */
+static size_t padded_bytes(int k, int w)
+{
+    return (((size_t)k * (((size_t)w + 3) & ~(size_t)3) * sizeof(float)) + 255) & ~(size_t)255;
+}
+
 extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int splitk,
-                                               const cupat_gemm_args *a0, int pack_b)
+                                               const cupat_gemm_args *a0, int copies)
 {
     const cupat_gemm_config *c = &cupat__gemm_configs[cfg];
     cupat_gemm_args p = *a0;
     const cupat_gemm_args *a = &p;
     const size_t ldp = ((size_t)a0->n + 3) & ~(size_t)3;
-    pack_b = pack_b && a0->tb;
+    const int pack_b = (copies & GEMM_PACK_B) && a0->tb;
+    const int pad_a = (copies & GEMM_PAD_A) && a0->ta, pad_b = (copies & GEMM_PAD_B) && !a0->tb;
+    const size_t pad_a_bytes = pad_a ? padded_bytes(a0->k, a0->m) : 0;
     const size_t pack_bytes =
-        pack_b ? (((size_t)a0->k * ldp * sizeof(float) + 255) & ~(size_t)255) : 0;
+        (pack_b || pad_b ? padded_bytes(a0->k, a0->n) : 0) + pad_a_bytes;
 
     long long tiles_n = (a->n + c->bn - 1) / c->bn;
     int kslice = a->k;
@@ -112,14 +120,35 @@ extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int spli
     if (pack_bytes + w_bytes) {
         void *mem;
         CUPAT_TRY(cupat__scratch(ctx, pack_bytes + w_bytes, &mem));
+        float *bp = (float *)((char *)mem + pad_a_bytes);
         if (pack_b) {
-            float *bp = (float *)mem;
             /* stored B is n x k (ldb); its transpose is op(B), k x n */
             CUPAT_TRY(cupat__transpose_cuda(ctx, TR_VEC8_2X2, (size_t)a0->n, (size_t)a0->k,
                                             sizeof(float), a0->B, a0->ldb, bp, ldp));
             p.B = bp;
             p.ldb = ldp;
             p.tb = 0;
+        } else if (pad_b) { /* stored B is k x n: the same rows, padded */
+            CUPAT_TRY(cupat__cuda(ctx,
+                                  cudaMemcpy2DAsync(bp, ldp * sizeof(float), a0->B,
+                                                    a0->ldb * sizeof(float),
+                                                    (size_t)a0->n * sizeof(float), (size_t)a0->k,
+                                                    cudaMemcpyDeviceToDevice, ctx->stream),
+                                  "cudaMemcpy2DAsync (B, padded rows)"));
+            p.B = bp;
+            p.ldb = ldp;
+        }
+        if (pad_a) { /* stored A is k x m */
+            const size_t lda = ((size_t)a0->m + 3) & ~(size_t)3;
+            float *ap = (float *)mem;
+            CUPAT_TRY(cupat__cuda(ctx,
+                                  cudaMemcpy2DAsync(ap, lda * sizeof(float), a0->A,
+                                                    a0->lda * sizeof(float),
+                                                    (size_t)a0->m * sizeof(float), (size_t)a0->k,
+                                                    cudaMemcpyDeviceToDevice, ctx->stream),
+                                  "cudaMemcpy2DAsync (A, padded rows)"));
+            p.A = ap;
+            p.lda = lda;
         }
         if (w_bytes) W = (float *)((char *)mem + pack_bytes);
     }
@@ -155,28 +184,36 @@ extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int spli
  * T,T 0.91x cuBLAS where N,N and T,N run 0.96x; docs/vendor-gaps.md). Where
  * the GEMM is long beside one transpose of B (a pass over 8 n k bytes and a
  * launch within 5% of the GEMM's time by the model below), B is transposed
- * into scratch first: N,T runs as N,N and T,T as T,N. Not for T,T with an
- * unaligned A: that T,N runs the 4-byte build, measured slower than T,T on
- * 4097 x 3001 x 2003. */
-extern "C" int cupat__gemm_pack_b_pays(const cupat_ctx *ctx, const cupat_gemm_args *a)
+ * into scratch first: N,T runs as N,N and T,T as T,N. Likewise an operand
+ * stored contiguous along i or j (A^T, B) whose base or leading dimension is
+ * not 16-byte aligned sends the whole kernel to its 4-byte copy build
+ * (eff_scalar); it is copied into rows padded to 16 bytes first where that
+ * pays the same way and leaves both operands aligned. */
+static int copy_pays(const cupat_ctx *ctx, const cupat_gemm_args *a, double elems)
 {
-    if (!a->tb || !cupat__gemm_vec_a(a)) return 0;
     const double sms = ctx->sm_count > 0 ? ctx->sm_count : 132;
-    const double pack_ns = 8.0 * a->n * a->k / 2500.0 + 4000.0; /* 2.5 bytes a ns, a launch */
+    const double copy_ns = 8.0 * elems / 2500.0 + 4000.0; /* 2.5 bytes a ns, a launch */
     const double gemm_ns = 2.0 * a->m * a->n * a->k / (sms * 512.0 * 0.7);
-    return pack_ns < 0.05 * gemm_ns;
+    return copy_ns < 0.05 * gemm_ns;
 }
 
 extern "C" void cupat__gemm_auto_plan(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg,
-                                      int *splitk, int *pack_b)
+                                      int *splitk, int *copies)
 {
-    *pack_b = cupat__gemm_pack_b_pays(ctx, a);
-    cupat_gemm_args view = *a;
-    int vec = cupat__gemm_vec(a);
-    if (*pack_b) { /* the kernel will see op N on a 16-byte-aligned copy of B */
-        view.tb = 0;
-        vec = cupat__gemm_vec_a(a);
-    }
+    const double mk = (double)a->m * a->k, nk = (double)a->n * a->k;
+    const int va = cupat__gemm_vec_a(a);
+    const int vb = a->tb || (((uintptr_t)a->B & 15) == 0 && (a->ldb & 3) == 0);
+    int c = 0;
+    if (!va && copy_pays(ctx, a, mk)) c |= GEMM_PAD_A;
+    const int a_ok = va || (c & GEMM_PAD_A);
+    if (a->tb && a_ok && copy_pays(ctx, a, nk)) c |= GEMM_PACK_B;
+    if (!vb && a_ok && copy_pays(ctx, a, nk)) c |= GEMM_PAD_B;
+    /* a pad alone, with the other operand still unaligned, buys nothing */
+    if ((c & GEMM_PAD_A) && !(vb || (c & (GEMM_PACK_B | GEMM_PAD_B)))) c &= ~GEMM_PAD_A;
+    *copies = c;
+    cupat_gemm_args view = *a; /* what the kernel will see */
+    if (c & GEMM_PACK_B) view.tb = 0;
+    const int vec = (va || (c & GEMM_PAD_A)) && (vb || (c & (GEMM_PACK_B | GEMM_PAD_B)));
     cupat__gemm_pick_vec(ctx, &view, vec, cfg, splitk);
 }
 

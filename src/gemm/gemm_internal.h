@@ -108,20 +108,24 @@ typedef struct cupat_gemm_resources {
 /* Kernel launchers (CUDA backend). All enqueue on ctx->stream; `a` is the
  * normalized row-major problem with m, n, k > 0 and alpha != 0. */
 cupat_status cupat__gemm_cuda_rung(cupat_ctx *ctx, int rung, const cupat_gemm_args *a);
+/* Copies made before the multistage kernel (a bit mask):
+ * GEMM_PACK_B (with op(B) = T): B is transposed into scratch and the kernel
+ * runs op N on that copy; GEMM_PAD_A (op(A) = T) / GEMM_PAD_B (op(B) = N):
+ * the operand, stored contiguous along i / j, is copied into rows padded to
+ * 16 bytes, so the 16-byte copy build can run where its base or leading
+ * dimension is not 16-byte aligned. Each is ignored where it does not apply. */
+enum { GEMM_PACK_B = 1, GEMM_PAD_A = 2, GEMM_PAD_B = 4 };
 /* The multistage kernel with configuration `cfg`, split over `splitk` K slices
- * (1: none; > 1 uses scratch for partial sums and a reduction kernel).
- * pack_b (with op(B) = T): B is transposed into scratch first and the kernel
- * runs op N on that copy. */
+ * (1: none; > 1 uses scratch for partial sums and a reduction kernel), after
+ * the copies in `copies` (GEMM_PACK_B | GEMM_PAD_A | GEMM_PAD_B). */
 cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int splitk,
-                                    const cupat_gemm_args *a, int pack_b);
-/* The auto rung: configuration and split-K by shape (cupat__gemm_pick), B
- * transposed into scratch first where that pays (gemm_async.cu). */
+                                    const cupat_gemm_args *a, int copies);
+/* The auto rung: configuration and split-K by shape (cupat__gemm_pick), after
+ * the copies that pay (gemm_async.cu). */
 cupat_status cupat__gemm_cuda_auto(cupat_ctx *ctx, const cupat_gemm_args *a);
-/* Whether the auto rung transposes B into scratch first for this problem,
- * and its whole plan (configuration, split-K, packing). */
-int cupat__gemm_pack_b_pays(const cupat_ctx *ctx, const cupat_gemm_args *a);
+/* The auto rung's whole plan: configuration, split-K and copies. */
 void cupat__gemm_auto_plan(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk,
-                           int *pack_b);
+                           int *copies);
 /* C = beta C over m x n (k == 0 or alpha == 0); beta == 0 writes zeros. */
 cupat_status cupat__gemm_cuda_scale(cupat_ctx *ctx, const cupat_gemm_args *a);
 /* Resources of rung `rung` (for GEMM_AUTO: of config `cfg`) as launched on
