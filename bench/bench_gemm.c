@@ -63,11 +63,15 @@ static cupat_gemm_args args_of(const gemm_state *st)
     return a;
 }
 
+/* One configuration and split, after the copies the auto rung would make
+ * for the problem (so the sweep ranks what auto chooses among). */
 static cupat_status gemm_config_run(bench_run *run, void *p)
 {
     gemm_state *st = p;
     cupat_gemm_args a = args_of(st);
-    return cupat__gemm_cuda_async(run->ctx, st->cfg, st->split, &a, 0);
+    int cfg, split, copies;
+    cupat__gemm_auto_plan(run->ctx, &a, &cfg, &split, &copies);
+    return cupat__gemm_cuda_async(run->ctx, st->cfg, st->split, &a, copies);
 }
 
 /* cuBLAS is column-major: row-major C = op(A) op(B) is column-major C^T =
@@ -326,8 +330,8 @@ cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size)
         if (!s && !t) s = CUPAT_ERROR_OUT_OF_MEMORY;
         if (t) {
             t->sweep = 1;
-            t->note = "rows: BMxBNxBK/stages sK (split-K); x best ranks them; auto's pick is "
-                      "printed below";
+            t->note = "rows: BMxBNxBK/stages sK (split-K), each after the copies auto makes; x "
+                      "best ranks them; auto's pick (and its copies) is printed below";
             bench_row *row = bench_table_add(run, t, "cublasSgemm (pedantic)", BENCH_ROW_VENDOR);
             if (!row) s = CUPAT_ERROR_OUT_OF_MEMORY;
             else bench_measure(run, t, row, gemm_cublas, poison_c, gemm_check, 0, &st);
