@@ -83,10 +83,12 @@ static cupat_status allow_smem(cupat_ctx *ctx, async_fn fn, size_t bytes, int sl
     return CUPAT_SUCCESS;
 }
 
-/* Bytes of a k x w copy with rows padded to 16 bytes, rounded to 256. */
+/* Floats in a row of w padded to 16 bytes; bytes of k such rows, rounded up
+ * to 256. */
+static size_t pad4(int w) { return ((size_t)w + 3) & ~(size_t)3; }
 static size_t padded_bytes(int k, int w)
 {
-    return (((size_t)k * (((size_t)w + 3) & ~(size_t)3) * sizeof(float)) + 255) & ~(size_t)255;
+    return ((size_t)k * pad4(w) * sizeof(float) + 255) & ~(size_t)255;
 }
 
 extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int splitk,
@@ -95,7 +97,7 @@ extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int spli
     const cupat_gemm_config *c = &cupat__gemm_configs[cfg];
     cupat_gemm_args p = *a0;
     const cupat_gemm_args *a = &p;
-    const size_t ldp = ((size_t)a0->n + 3) & ~(size_t)3;
+    const size_t ldp = pad4(a0->n);
     const int pack_b = (copies & GEMM_PACK_B) && a0->tb;
     const int pad_a = (copies & GEMM_PAD_A) && a0->ta, pad_b = (copies & GEMM_PAD_B) && !a0->tb;
     const size_t pad_a_bytes = pad_a ? padded_bytes(a0->k, a0->m) : 0;
@@ -139,7 +141,7 @@ extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int spli
             p.ldb = ldp;
         }
         if (pad_a) { /* stored A is k x m */
-            const size_t lda = ((size_t)a0->m + 3) & ~(size_t)3;
+            const size_t lda = pad4(a0->m);
             float *ap = (float *)mem;
             CUPAT_TRY(cupat__cuda(ctx,
                                   cudaMemcpy2DAsync(ap, lda * sizeof(float), a0->A,
@@ -202,7 +204,7 @@ extern "C" void cupat__gemm_auto_plan(const cupat_ctx *ctx, const cupat_gemm_arg
 {
     const double mk = (double)a->m * a->k, nk = (double)a->n * a->k;
     const int va = cupat__gemm_vec_a(a);
-    const int vb = a->tb || (((uintptr_t)a->B & 15) == 0 && (a->ldb & 3) == 0);
+    const int vb = cupat__gemm_vec_b(a);
     int c = 0;
     if (!va && copy_pays(ctx, a, mk)) c |= GEMM_PAD_A;
     const int a_ok = va || (c & GEMM_PAD_A);

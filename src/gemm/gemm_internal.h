@@ -84,10 +84,13 @@ static inline int cupat__gemm_vec_a(const cupat_gemm_args *a)
 {
     return !a->ta || (((uintptr_t)a->A & 15) == 0 && (a->lda & 3) == 0);
 }
+static inline int cupat__gemm_vec_b(const cupat_gemm_args *a)
+{
+    return a->tb || (((uintptr_t)a->B & 15) == 0 && (a->ldb & 3) == 0);
+}
 static inline int cupat__gemm_vec(const cupat_gemm_args *a)
 {
-    int vb = a->tb || (((uintptr_t)a->B & 15) == 0 && (a->ldb & 3) == 0);
-    return cupat__gemm_vec_a(a) && vb;
+    return cupat__gemm_vec_a(a) && cupat__gemm_vec_b(a);
 }
 extern const int cupat__gemm_nconfigs;
 #define GEMM_CONFIG_ASYNC 0 /* the config the "async" rung runs */
