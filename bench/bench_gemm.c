@@ -250,15 +250,14 @@ static void print_pick(bench_run *run, const gemm_state *st)
     cupat_gemm_args a = args_of(st);
     int cfg, split, pack;
     cupat__gemm_auto_plan(run->ctx, &a, &cfg, &split, &pack);
+    char copies[96] = "";
+    if (pack)
+        snprintf(copies, sizeof copies, " (in scratch first:%s%s%s)",
+                 pack & GEMM_PAD_A ? " A's rows padded" : "",
+                 pack & GEMM_PACK_B ? " B transposed" : "", pack & GEMM_PAD_B ? " B's rows padded" : "");
     fprintf(run->opt.out, "auto picks %s, split-K %d, for %zu x %zu x %zu op %c,%c%s\n\n",
             cupat__gemm_configs[cfg].name, split, st->m, st->n, st->k, st->ta ? 'T' : 'N',
-            st->tb ? 'T' : 'N',
-            pack & GEMM_PACK_B ? (pack & GEMM_PAD_A ? " (A's rows padded and B transposed into scratch first)"
-                                                    : " (B transposed into scratch first)")
-            : pack & GEMM_PAD_A ? (pack & GEMM_PAD_B ? " (A's and B's rows padded in scratch first)"
-                                                     : " (A's rows padded in scratch first)")
-            : pack & GEMM_PAD_B ? " (B's rows padded in scratch first)"
-                                : "");
+            st->tb ? 'T' : 'N', copies);
 }
 
 cupat_status bench_gemm_cases(bench_run *run, const bench_size *size)

@@ -91,6 +91,17 @@ static size_t padded_bytes(int k, int w)
     return ((size_t)k * pad4(w) * sizeof(float) + 255) & ~(size_t)255;
 }
 
+/* k rows of w floats from src (pitch ld) into dst with rows padded to 16
+ * bytes, on ctx's stream; `what` names the copy in an error. */
+static cupat_status pad_rows(cupat_ctx *ctx, float *dst, const float *src, size_t ld, int w, int k,
+                             const char *what)
+{
+    cudaError_t e = cudaMemcpy2DAsync(dst, pad4(w) * sizeof(float), src, ld * sizeof(float),
+                                      (size_t)w * sizeof(float), (size_t)k,
+                                      cudaMemcpyDeviceToDevice, ctx->stream);
+    return cupat__cuda(ctx, e, what);
+}
+
 extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int splitk,
                                                const cupat_gemm_args *a0, int copies)
 {
@@ -115,7 +126,8 @@ extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int spli
         splitk = (a->k + kslice - 1) / kslice;
         if (band < a->m || splitk > 65535) splitk = 1, kslice = a->k;
     }
-    /* One scratch block: the packed B, then split-K's partial sums. */
+    /* One scratch block: A's padded rows, B packed or padded, then split-K's
+     * partial sums. */
     const size_t w_bytes =
         splitk > 1 ? (size_t)splitk * (size_t)a->m * (size_t)a->n * sizeof(float) : 0;
     float *W = NULL;
@@ -131,26 +143,16 @@ extern "C" cupat_status cupat__gemm_cuda_async(cupat_ctx *ctx, int cfg, int spli
             p.ldb = ldp;
             p.tb = 0;
         } else if (pad_b) { /* stored B is k x n: the same rows, padded */
-            CUPAT_TRY(cupat__cuda(ctx,
-                                  cudaMemcpy2DAsync(bp, ldp * sizeof(float), a0->B,
-                                                    a0->ldb * sizeof(float),
-                                                    (size_t)a0->n * sizeof(float), (size_t)a0->k,
-                                                    cudaMemcpyDeviceToDevice, ctx->stream),
-                                  "cudaMemcpy2DAsync (B, padded rows)"));
+            CUPAT_TRY(pad_rows(ctx, bp, a0->B, a0->ldb, a0->n, a0->k,
+                               "cudaMemcpy2DAsync (B, padded rows)"));
             p.B = bp;
             p.ldb = ldp;
         }
         if (pad_a) { /* stored A is k x m */
-            const size_t lda = pad4(a0->m);
-            float *ap = (float *)mem;
-            CUPAT_TRY(cupat__cuda(ctx,
-                                  cudaMemcpy2DAsync(ap, lda * sizeof(float), a0->A,
-                                                    a0->lda * sizeof(float),
-                                                    (size_t)a0->m * sizeof(float), (size_t)a0->k,
-                                                    cudaMemcpyDeviceToDevice, ctx->stream),
-                                  "cudaMemcpy2DAsync (A, padded rows)"));
-            p.A = ap;
-            p.lda = lda;
+            CUPAT_TRY(pad_rows(ctx, (float *)mem, a0->A, a0->lda, a0->m, a0->k,
+                               "cudaMemcpy2DAsync (A, padded rows)"));
+            p.A = (float *)mem;
+            p.lda = pad4(a0->m);
         }
         if (w_bytes) W = (float *)((char *)mem + pack_bytes);
     }
