@@ -64,6 +64,12 @@ struct BoxRing {
         cupat_tma::bar_wait(bars + 8 * ws, wpar);
         if (++ws == nst) ws = 0, wpar ^= 1;
     }
+    /* One box into the stage of the box that has just left, if any remain
+     * (a walk that frees exactly one box a group). */
+    __device__ void refill_one(int lane)
+    {
+        if (gi < ng) request(lane);
+    }
     /* Boxes whose rows have all left (input rows up to `left`) take the next
      * boxes; the caller has fenced its reads (fence_async_shared). */
     __device__ void refill(int lane, int left)
