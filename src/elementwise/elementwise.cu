@@ -209,13 +209,17 @@ __global__ void __launch_bounds__(EW_BLOCK)
  * copy engine for the block's whole tile of a and b into shared memory,
  * completion counted in bytes on an mbarrier; the threads then compute from
  * shared memory and store. Few instructions per byte and the block's bytes in
- * flight without registers to hold them. One float4 of each input a thread
- * (4 KiB a block): small tiles, many blocks, as CUB's transform on this GPU
- * uses (768 floats). Tiles of 4 float4s a thread were 2% slower than CUB, of
- * 0.75 a thread (CUB's) and of 1 within 0.6% either way at 2^24 and 2^28
- * (H100, docs/elementwise.md). */
-#define BULK_TILE4 EW_BLOCK /* float4s of each input per block */
-template <int OP>
+ * flight without registers to hold them. Small tiles, many blocks, as
+ * CUB's transform on this GPU uses (768 floats): T4 float4s of each input a
+ * block, one a thread (4 KiB) or 0.75 a thread (3 KiB, CUB's). Tiles of 4
+ * float4s a thread were 2% slower than CUB. Measured (H100, three rounds,
+ * docs/elementwise.md): 4 KiB and 3 KiB tie at 2^24, 3 KiB is 0.3-0.5%
+ * faster from 2^25 to 2^28 (and 4-byte stores by every thread, as CUB's,
+ * change nothing), so the launch takes 3 KiB from 2^25 floats. */
+#define BULK_TILE4 EW_BLOCK          /* float4s of each input a block: 4 KiB */
+#define BULK_TILE4_BIG (3 * EW_BLOCK / 4) /* 3 KiB, for n >= BULK_BIG_N */
+#define BULK_BIG_N ((size_t)1 << 25)
+template <int OP, int T4>
 __global__ void __launch_bounds__(EW_BLOCK)
     ew_bulk(size_t head, size_t n4, size_t tail, float alpha, const float *a, const float *b,
             float *c)
@@ -223,13 +227,13 @@ __global__ void __launch_bounds__(EW_BLOCK)
     ew_edges<OP>(head, n4, tail, alpha, a, b, c);
     const float4 *a4 = (const float4 *)(a + head), *b4 = (const float4 *)(b + head);
     float4 *c4 = (float4 *)(c + head);
-    size_t base = (size_t)blockIdx.x * BULK_TILE4;
+    size_t base = (size_t)blockIdx.x * T4;
     if (base >= n4) return;
-    unsigned cnt = (unsigned)(n4 - base < BULK_TILE4 ? n4 - base : BULK_TILE4);
+    unsigned cnt = (unsigned)(n4 - base < T4 ? n4 - base : T4);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using namespace cupat_tma;
-    __shared__ alignas(128) float4 sa[BULK_TILE4];
-    __shared__ alignas(128) float4 sb[BULK_TILE4];
+    __shared__ alignas(128) float4 sa[T4];
+    __shared__ alignas(128) float4 sb[T4];
     __shared__ alignas(8) unsigned long long bar;
     const unsigned mb = smem_addr(&bar);
     if (threadIdx.x == 0) {
@@ -299,11 +303,13 @@ static cupat_status ew_launch(cupat_ctx *ctx, int rung, size_t n, float alpha, c
     case EW_BULK: {
         unsigned grid = 1;
         size_t head = 0, n4 = 0, tail = 0;
-        const bool bulk = rung == EW_BULK;
-        CUPAT_TRY(ew_tiled_launch(ctx, bulk ? BULK_TILE4 : 4 * EW_BLOCK, n, a, &grid,
+        const bool bulk = rung == EW_BULK, big = bulk && n >= BULK_BIG_N;
+        CUPAT_TRY(ew_tiled_launch(ctx, bulk ? (big ? BULK_TILE4_BIG : BULK_TILE4) : 4 * EW_BLOCK, n, a, &grid,
                                   &head, &n4, &tail));
-        if (bulk)
-            ew_bulk<OP><<<grid, EW_BLOCK, 0, ctx->stream>>>(head, n4, tail, alpha, a, b, c);
+        if (big)
+            ew_bulk<OP, BULK_TILE4_BIG><<<grid, EW_BLOCK, 0, ctx->stream>>>(head, n4, tail, alpha, a, b, c);
+        else if (bulk)
+            ew_bulk<OP, BULK_TILE4><<<grid, EW_BLOCK, 0, ctx->stream>>>(head, n4, tail, alpha, a, b, c);
         else
             ew_vec4_tile<OP, 4><<<grid, EW_BLOCK, 0, ctx->stream>>>(head, n4, tail, alpha, a,
                                                                     b, c);
