@@ -103,6 +103,14 @@ __global__ void __launch_bounds__(BT_WARPS * 32, KS <= 2 ? 5 : 3)
     unsigned char *base = smem + (size_t)wib * L.bytes;
     const unsigned ring = smem_addr(base), stg = ring + L.ring;
 
+    /* The first boxes are asked for before anything else: the band and the
+     * magics below are computed while they travel. */
+    const int c0 = chunk * rows, nout = min(rows, h - c0);
+    const int W = 2 * r + PRE; /* input row t (image row c0 - r - PRE + t) at ring row t mod (nst TRB) */
+    BoxRing R{&tin, ring, stg + TRB * 128 * NS, BOX, BOX, nst, (W + nout + TRB - 1) / TRB,
+              (128 * NS * strip - 16 * KS) / 4, c0 - r - PRE, TRB};
+    R.start(lane);
+
     /* The band, A (entering rows) and -A (leaving), in the mma's A layout,
      * its k slots permuted so that a thread's B operands are 8 KS consecutive
      * bytes of its segment's window (KS 8-byte shared loads): in k-step j,
@@ -152,11 +160,6 @@ __global__ void __launch_bounds__(BT_WARPS * 32, KS <= 2 ? 5 : 3)
     }
     const int lb = 16 * g + 8 + 8 * KS * t; /* the thread's first B byte in a box row (sub-strip sg +128 sg) */
 
-    const int c0 = chunk * rows, nout = min(rows, h - c0);
-    const int W = 2 * r + PRE; /* input row t (image row c0 - r - PRE + t) at ring row t mod (nst TRB) */
-    BoxRing R{&tin, ring, stg + TRB * 128 * NS, BOX, BOX, nst, (W + nout + TRB - 1) / TRB,
-              (128 * NS * strip - 16 * KS) / 4, c0 - r - PRE, TRB};
-    R.start(lane);
     auto add_row = [&](int (&d)[NS][4], const unsigned char *p, const uint32_t (&a)[KS][4]) {
 #pragma unroll
         for (int sg = 0; sg < NS; sg++)
