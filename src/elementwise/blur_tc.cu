@@ -21,7 +21,8 @@
  * blur_tma.cu (blur_ring.cuh). The sub-strips give each thread independent
  * chains (one measured 0.0266 / 0.0323 ms at r = 1 / 8, two 0.0223 / 0.0311;
  * after the leaner walk of 2026-11-25 two 0.0222 / 0.0298, three 0.0217 /
- * 0.0291 with 96 registers and five blocks an SM, four 0.0235 / 0.0309).
+ * 0.0291 with 96 registers (five blocks an SM at r = 1; at r = 8 shared
+ * memory allows four), four 0.0235 / 0.0309).
  * The prologue builds the band from two funnel shifts a word and skips the
  * per-column counts in strips whose windows lie inside the image: with 28
  * rows a chunk, a warp's fixed costs are a fair part of its work.
