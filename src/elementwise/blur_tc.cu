@@ -60,6 +60,7 @@ struct TcSmem {
  * step is the same two products; a group's leaving rows start at row LO of a
  * box and run into the next box. */
 template <int P> struct TcRows {
+    static_assert(TRB == 4, "PRE from r's parity assumes boxes of 4 rows");
     static constexpr int PRE = P ? 2 : 4, LO = (PRE - 1) % TRB;
 };
 
