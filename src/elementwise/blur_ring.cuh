@@ -65,9 +65,12 @@ struct BoxRing {
         if (++ws == nst) ws = 0, wpar ^= 1;
     }
     /* One box into the stage of the box that has just left, if any remain
-     * (a walk that frees exactly one box a group). */
+     * (a walk that frees exactly one box a group), after the warp's reads of
+     * it (fenced against the copy engine's write). */
     __device__ void refill_one(int lane)
     {
+        cupat_tma::fence_async_shared();
+        __syncwarp();
         if (gi < ng) request(lane);
     }
     /* Boxes whose rows have all left (input rows up to `left`) take the next

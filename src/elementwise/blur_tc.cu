@@ -192,11 +192,7 @@ __global__ void __launch_bounds__(BT_WARPS * 32, KS <= 2 ? 5 : 3)
         auto step = [&](int u) {
             add_row(D, pe + u * ROWB, ap);
             add_row(D, u < TRB - LO ? pl0 + (LO + u) * ROWB : pl1 + (LO + u - TRB) * ROWB, an);
-            if (u == TRB - 1 - LO) {
-                fence_async_shared();
-                __syncwarp();
-                R.refill_one(lane);
-            }
+            if (u == TRB - 1 - LO) R.refill_one(lane);
         };
         auto put = [&](int u, const uint32_t (&F)[NS][4]) { /* the means' low bytes to staging row u */
             if (u == 0) staging_free<0>(lane); /* the staging box's last store has read it */
@@ -232,8 +228,6 @@ __global__ void __launch_bounds__(BT_WARPS * 32, KS <= 2 ? 5 : 3)
                             F[sg][e] = __umulhi((uint32_t)D[sg][e], blur_magic_dev(ny * (int)((NX[sg] >> (8 * e)) & 0xff)));
                     put(u, F);
                 } else if (u == TRB - 1 - LO) { /* a short last group still hands on its first leaving box */
-                    fence_async_shared();
-                    __syncwarp();
                     R.refill_one(lane);
                 }
             }
