@@ -279,11 +279,15 @@ static int check_one(const char *what, const char *rung, cupat_type t, cupat_op 
         double g = t == CUPAT_F32 ? (double)*(const float *)got : *(const double *)got;
         int ok = isnan(g);
         if (is_arg(op)) {
-            uint64_t gi, wi;
+            /* argmin/argmax return the winning element itself: its NaN's bits */
+            uint64_t gi, wi, gb = 0, wb = 0;
             memcpy(&gi, got + 8, 8);
             memcpy(&wi, r->bytes + 8, 8);
-            ok = ok && gi == wi;
-            CHECK(ok, "%s: got (%g, %llu), want (NaN, %llu)", tag, g, (unsigned long long)gi,
+            memcpy(&gb, got, esz);
+            memcpy(&wb, r->bytes, esz);
+            ok = ok && gi == wi && gb == wb;
+            CHECK(ok, "%s: got (%g 0x%llx, %llu), want (NaN 0x%llx, %llu)", tag, g,
+                  (unsigned long long)gb, (unsigned long long)gi, (unsigned long long)wb,
                   (unsigned long long)wi);
         } else {
             CHECK(ok, "%s: got %g, want NaN", tag, g);
@@ -417,9 +421,9 @@ static void test_specials(void)
     int idx[64];
     size_t nr = rungs_of("reduce", &list, idx);
     void *dres = dalloc(16);
-    enum { NCASE = 7 };
+    enum { NCASE = 8 };
     const char *cname[NCASE] = {"one NaN", "+inf", "+inf and -inf", "-inf",
-                                "all -0", "+0 and -0", "NaN and inf"};
+                                "all -0", "+0 and -0", "NaN and inf", "NaNs with payloads"};
     size_t ns[] = {33, 1025, t_small ? 4099 : ((size_t)1 << 20) + 7};
     for (int fi = 0; fi < 2; fi++) {
         cupat_type t = fi ? CUPAT_F64 : CUPAT_F32;
@@ -445,6 +449,18 @@ static void test_specials(void)
                 for (size_t i = 0; i < n; i++) {
                     if (t == CUPAT_F32) ((float *)h)[i] = (float)v[i];
                     else ((double *)h)[i] = v[i];
+                }
+                if (c == 7) { /* two quiet NaNs with their own sign and payload */
+                    size_t q = p2 == p1 ? (p1 + 1) % n : p2;
+                    if (t == CUPAT_F32) {
+                        uint32_t a = 0xffc0beefu, b = 0x7fc01234u;
+                        memcpy((float *)h + p1, &a, 4);
+                        memcpy((float *)h + q, &b, 4);
+                    } else {
+                        uint64_t a = 0xfff800000000beefull, b = 0x7ff8000000001234ull;
+                        memcpy((double *)h + p1, &a, 8);
+                        memcpy((double *)h + q, &b, 8);
+                    }
                 }
                 void *dx = dalloc(n * esz);
                 put(dx, h, n * esz);

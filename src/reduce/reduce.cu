@@ -424,8 +424,9 @@ template <typename T> struct TaSumComp {
 
 // Float min/max on order keys (integer max of the sign-folded bits) and the
 // largest |bits| seen (> inf means a NaN): 5 integer ops an element, every
-// IEEE 754-2019 rule exact.
-template <typename T, bool MAX> struct TaMinMaxKey {
+// IEEE 754-2019 rule exact. KEYS: get() hands the tree the key itself, a
+// NaN's key beyond every number's (MinMaxKeyF); else the float.
+template <typename T, bool MAX, bool KEYS = false> struct TaMinMaxKey {
     typedef typename std::conditional<sizeof(T) == 4, int32_t, int64_t>::type K;
     typedef typename std::make_unsigned<K>::type UK;
     static constexpr UK ABS = (UK)~(UK)0 >> 1;
@@ -456,7 +457,12 @@ template <typename T, bool MAX> struct TaMinMaxKey {
 #pragma unroll
         for (int u = 0; u < U; u++) vec(v[u], w[u], 0);
     }
-    __device__ T get()
+    __device__ auto get()
+    {
+        if constexpr (KEYS) return nan > INF ? MinMaxKeyF<T, MAX>::NANKEY : k;
+        else return get_value();
+    }
+    __device__ T get_value()
     {
         if (nan > INF) return qnan(T(0));
         K b = k ^ (K)((UK)(k >> (8 * sizeof(K) - 1)) & ABS); // the key map is an involution
@@ -572,6 +578,43 @@ template <typename T, bool MAX> struct TaArgKey {
     __device__ Acc get() { return a; }
 };
 
+// f32 argmin/argmax below 2^32 elements on (key, index) words (ArgPackF32):
+// each element one 64-bit compare, a tile's elements a tree of them (the
+// order of combines does not matter: the order is total).
+template <bool MAX> struct TaArgPack {
+    typedef ArgPackF32<MAX> O;
+    typedef u64 Acc;
+    Acc a;
+    template <int K> __device__ static Acc fold(Acc (&p)[K])
+    {
+#pragma unroll
+        for (int s = 1; s < K; s *= 2)
+#pragma unroll
+            for (int j = 0; j + s < K; j += 2 * s) p[j] = O::comb(p[j], p[j + s]);
+        return p[0];
+    }
+    __device__ void init() { a = O::identity(); }
+    __device__ void one(float v, float, u64 i) { a = O::comb(a, O::lift(v, i)); }
+    template <int N> __device__ void vec(const float (&v)[N], const float (&)[N], u64 i0)
+    {
+        Acc p[N];
+#pragma unroll
+        for (int j = 0; j < N; j++) p[j] = O::lift(v[j], i0 + j);
+        a = O::comb(a, fold(p));
+    }
+    template <int U, int N>
+    __device__ void tile(const float (&v)[U][N], const float (&)[U][N], const u64 (&i0)[U])
+    {
+        Acc p[U * N];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int j = 0; j < N; j++) p[u * N + j] = O::lift(v[u][j], i0[u] + j);
+        a = O::comb(a, fold(p));
+    }
+    __device__ Acc get() { return a; }
+};
+
 // Which policy a (type, op) uses in the streaming kernel.
 template <typename T, int OP, int DOT> struct TaSel {
     typedef TaGeneric<Red<T, OP>, T> type;
@@ -588,6 +631,10 @@ template <> struct TaSel<float, OP_ARGMIN, 0> { typedef TaArgKey<float, false> t
 template <> struct TaSel<float, OP_ARGMAX, 0> { typedef TaArgKey<float, true> type; };
 template <> struct TaSel<double, OP_ARGMIN, 0> { typedef TaArgKey<double, false> type; };
 template <> struct TaSel<double, OP_ARGMAX, 0> { typedef TaArgKey<double, true> type; };
+template <typename T> struct TaSel<T, OP_MIN_K, 0> { typedef TaMinMaxKey<T, false, true> type; };
+template <typename T> struct TaSel<T, OP_MAX_K, 0> { typedef TaMinMaxKey<T, true, true> type; };
+template <> struct TaSel<float, OP_ARGMIN_P, 0> { typedef TaArgPack<false> type; };
+template <> struct TaSel<float, OP_ARGMAX_P, 0> { typedef TaArgPack<true> type; };
 template <typename T> struct TaSel<T, OP_SUM, 1> { typedef TaDot<T> type; };
 template <typename T> struct TaSel<T, OP_SUMC, 1> { typedef TaDotComp<T> type; };
 
@@ -1016,7 +1063,7 @@ template <typename T, int OP, int DOT> struct Run {
         size_t o_part2 = c.take((size_t)G2 * sizeof(AccX));
         CUPAT_TRY(alloc(c.off, o_hdr));
         AccX *part = (AccX *)(scr + o_part);
-        GridScratch<AccX> gs{part, (u64 *)(scr + o_flags), ticket, next_epoch()};
+        GridScratch<AccX> gs{part, (u64 *)(scr + o_flags), ticket, next_epoch(), x};
         if (FIN == FIN_LAST_BLOCK)
             CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(ticket, 0, sizeof *ticket, ctx->stream));
         k_stream<RR, TA, T, NV, FIN, DOT != 0><<<G, BS, 0, ctx->stream>>>(x, y, n, head, nvec, gs, out);
@@ -1026,10 +1073,27 @@ template <typename T, int OP, int DOT> struct Run {
         k_acc<RR><<<G2, BS, 0, ctx->stream>>>(part, G, gs2, out);
         return launched("k_acc (final pass)");
     }
-    // Rung even_share in configuration (BSZ, UL, HINT).
-    template <int BSZ, int UL, int HINT> cupat_status even_t(int sub)
+    // The single-pass rungs' trees on integer keys: float min/max on order
+    // keys (MinMaxKeyF), f32 argmin/argmax below 2^32 elements on packed
+    // (key, index) words (ArgPackF32); other calls on op OP itself.
+    static constexpr bool FLT = std::is_floating_point<T>::value && !DOT;
+    static constexpr bool PACKS = std::is_same<T, float>::value && !DOT && (OP == OP_ARGMIN || OP == OP_ARGMAX);
+    static constexpr int OPP = !PACKS ? OP : OP == OP_ARGMIN ? OP_ARGMIN_P : OP_ARGMAX_P;
+    static constexpr int OPK = !FLT ? OP : OP == OP_MIN ? OP_MIN_K : OP == OP_MAX ? OP_MAX_K : OPP;
+    bool packs() const { return PACKS && n <= 0xffffffffull; }
+    cupat_status decoupled()
     {
-        typedef Even<T, OP, BSZ, UL, HINT> E;
+        if constexpr (OPK == OP_MIN_K || OPK == OP_MAX_K) return stream<16 / sizeof(T), OPK, FIN_DECOUPLED>(true);
+        if constexpr (PACKS)
+            if (packs()) return stream<16 / sizeof(T), OPP, FIN_DECOUPLED>(true);
+        return stream<16 / sizeof(T), OP, FIN_DECOUPLED>(true);
+    }
+
+    // Rung even_share in configuration (BSZ, UL, HINT), on op OPX.
+    template <int BSZ, int UL, int HINT, int OPX = OP> cupat_status even_t(int sub)
+    {
+        typedef Even<T, OPX, BSZ, UL, HINT> E;
+        typedef typename E::R::Acc Acc;
         size_t head, nvec;
         geometry<E::NV>(head, nvec);
         unsigned G = (unsigned)E::grid(ctx, nvec, sub);
@@ -1042,9 +1106,9 @@ template <typename T, int OP, int DOT> struct Run {
         size_t o_part2 = c.take((size_t)groups * sizeof(Acc));
         CUPAT_TRY(alloc(c.off, o_hdr));
         const u64 epoch = next_epoch();
-        GridScratch<Acc> g1{(Acc *)(scr + o_part), (u64 *)(scr + o_flags), nullptr, epoch};
-        GridScratch<Acc> g2{(Acc *)(scr + o_part2), (u64 *)(scr + o_flags2), nullptr, epoch};
-        k_even<R, typename E::TA, T, E::NV, BSZ, UL, HINT><<<G, BSZ, 0, ctx->stream>>>(x, n, head, nvec, g1, g2, out);
+        GridScratch<Acc> g1{(Acc *)(scr + o_part), (u64 *)(scr + o_flags), nullptr, epoch, x};
+        GridScratch<Acc> g2{(Acc *)(scr + o_part2), (u64 *)(scr + o_flags2), nullptr, epoch, x};
+        k_even<typename E::R, typename E::TA, T, E::NV, BSZ, UL, HINT><<<G, BSZ, 0, ctx->stream>>>(x, n, head, nvec, g1, g2, out);
         return launched("k_even");
     }
     cupat_status even()
@@ -1053,6 +1117,10 @@ template <typename T, int OP, int DOT> struct Run {
             return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: even_share is not a dot rung", r->fn);
         } else {
             const reduce_even_cfg c = even_cfg();
+            if constexpr (PACKS)
+                if (packs())
+                    return even_t<CUPAT_REDUCE_EVEN_BLOCK, CUPAT_REDUCE_EVEN_LOADS,
+                                  CUPAT_REDUCE_EVEN_HINT, OPP>(c.sub);
 #define EVEN_RUN(B, U, H) return even_t<B, U, H>(c.sub)
             EVEN_DISPATCH(T, OP, c, EVEN_RUN);
 #undef EVEN_RUN
@@ -1191,11 +1259,11 @@ template <typename T, int OP, int DOT> struct Run {
         case RR_VEC16: return stream<16 / sizeof(T), OP, FIN_PARTIALS>(false);
         case RR_PERSISTENT: return stream<16 / sizeof(T), OP, FIN_PARTIALS>(true);
         case RR_LAST_BLOCK: return stream<16 / sizeof(T), OP, FIN_LAST_BLOCK>(true);
-        case RR_DECOUPLED: return stream<16 / sizeof(T), OP, FIN_DECOUPLED>(true);
+        case RR_DECOUPLED: return decoupled();
         case RR_EVEN_SHARE: return even();
         case RR_COMPENSATED:
             if constexpr (OP == OP_SUM) return stream<16 / sizeof(T), OP_SUMC, FIN_DECOUPLED>(true);
-            else return stream<16 / sizeof(T), OP, FIN_DECOUPLED>(true);
+            else return decoupled();
         }
         return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: rung %d is not a CUDA reduce rung",
                            r->fn, r->rung);

@@ -20,7 +20,9 @@ namespace cupat_red {
 typedef unsigned long long u64;
 
 // Operation codes: the public cupat_op values, plus the compensated sum.
-enum { OP_SUM = 0, OP_MIN = 1, OP_MAX = 2, OP_ARGMIN = 3, OP_ARGMAX = 4, OP_SUMC = 5 };
+enum { OP_SUM = 0, OP_MIN = 1, OP_MAX = 2, OP_ARGMIN = 3, OP_ARGMAX = 4, OP_SUMC = 5,
+       OP_ARGMIN_P = 6, OP_ARGMAX_P = 7,  // _P: f32, packed (ArgPackF32)
+       OP_MIN_K = 8, OP_MAX_K = 9 };      // _K: float, on order keys (MinMaxKeyF)
 
 template <typename T> struct Arg {  // ARGMIN / ARGMAX accumulator
     T v;
@@ -177,6 +179,76 @@ template <typename T> struct Red<T, OP_ARGMAX, true> : ArgOp<T, true> {};
 template <typename T> struct Red<T, OP_ARGMIN, false> : ArgOp<T, false> {};
 template <typename T> struct Red<T, OP_ARGMAX, false> : ArgOp<T, true> {};
 
+// f32 ARGMIN / ARGMAX over fewer than 2^32 elements (the streaming rungs'
+// form): the order key and the index packed in one 64-bit word, so that one
+// unsigned compare is ArgOp's whole combine. High word: the order key biased
+// to unsigned, a NaN's beyond every number's (0xffffffff for max, 0 for min;
+// -inf and +inf map strictly inside). Low word: the index for min, its
+// complement for max, so that the larger word holds the smaller index among
+// equal keys. Eight bytes through the shuffles and the partials instead of
+// ArgOp's sixteen, and no NaN tests in the trees. The value is not carried:
+// the key gives a number's bits back (okey is its own inverse); a NaN's
+// payload is read from x at the winning index (store_src).
+template <bool MAX> struct ArgPackF32 {
+    typedef u64 Acc;
+    static constexpr bool SRC = true; // store needs the input: see store_result
+    __device__ static unsigned ukey(float v)
+    {
+        return is_nan(v) ? (MAX ? 0xffffffffu : 0u) : (unsigned)okey(v) ^ 0x80000000u;
+    }
+    __device__ static Acc identity() { return MAX ? 0ull : ~0ull; }
+    __device__ static Acc lift(float v, u64 i)
+    {
+        const unsigned lo = MAX ? ~(unsigned)i : (unsigned)i;
+        return ((u64)ukey(v) << 32) | lo;
+    }
+    __device__ static Acc comb(Acc a, Acc b) { return MAX ? (a > b ? a : b) : (a < b ? a : b); }
+    __device__ static void store_src(void *out, Acc a, const void *src)
+    {
+        const unsigned key = (unsigned)(a >> 32), lo = (unsigned)a;
+        const unsigned i = MAX ? ~lo : lo;
+        unsigned bits;
+        if (key == (MAX ? 0xffffffffu : 0u)) bits = __float_as_uint(((const float *)src)[i]);
+        else bits = (unsigned)okey(__int_as_float((int)(key ^ 0x80000000u)));
+        ((u64 *)out)[0] = bits;
+        ((u64 *)out)[1] = i;
+    }
+};
+
+// Float MIN / MAX on order keys (the single-pass rungs' form): the tree
+// combines okey's signed integers, one integer max or min, where fminmax
+// takes two NaN tests, two keys and a select. A NaN's key lies beyond every
+// number's (INT_MAX for max, INT_MIN for min: okey(+-inf) lies strictly
+// inside), so a NaN wins; the store turns it into the quiet NaN every
+// backend returns, and a number's key back into its bits (okey is its own
+// inverse). The identity is the key of -inf (max) or +inf (min).
+template <typename T, bool MAX> struct MinMaxKeyF {
+    typedef decltype(okey(T(0))) Acc;
+    static constexpr Acc NANKEY = MAX ? std::numeric_limits<Acc>::max() : std::numeric_limits<Acc>::min();
+    __device__ static Acc identity()
+    {
+        return okey(MAX ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
+    }
+    __device__ static Acc lift(T v, u64) { return is_nan(v) ? NANKEY : okey(v); }
+    __device__ static Acc comb(Acc a, Acc b) { return MAX ? (a > b ? a : b) : (a < b ? a : b); }
+    __device__ static void store(void *out, Acc a)
+    {
+        T v;
+        if (a == NANKEY) {
+            v = qnan(T(0));
+        } else {
+            const Acc b = a ^ (Acc)((typename std::make_unsigned<Acc>::type)(a >> (8 * sizeof(Acc) - 1)) >> 1);
+            memcpy(&v, &b, sizeof v);
+        }
+        *(T *)out = v;
+    }
+};
+template <typename T> struct Red<T, OP_MIN_K, true> : MinMaxKeyF<T, false> {};
+template <typename T> struct Red<T, OP_MAX_K, true> : MinMaxKeyF<T, true> {};
+
+template <> struct Red<float, OP_ARGMIN_P, true> : ArgPackF32<false> {};
+template <> struct Red<float, OP_ARGMAX_P, true> : ArgPackF32<true> {};
+
 // Element i of x, or the identity past the end (the books' kernels assume n
 // is a multiple of the block; padding with the identity removes that).
 template <class R, typename T>
@@ -242,7 +314,18 @@ template <typename Acc> struct GridScratch {
     u64 *flags;            // decoupled: epoch of the call that wrote partials[b]
     unsigned *ticket;      // last-block: arrival counter (zeroed before the launch)
     u64 epoch;
+    const void *src = nullptr; // the input, for an R that reads it back (R::SRC)
 };
+
+// The result through R::store, or R::store_src where R reads the input back.
+template <class R, class = void> struct HasSrc : std::false_type {};
+template <class R> struct HasSrc<R, std::void_t<decltype(R::SRC)>> : std::true_type {};
+template <class R, typename A>
+__device__ __forceinline__ void store_result(void *out, typename R::Acc a, const GridScratch<A> &g)
+{
+    if constexpr (HasSrc<R>::value) R::store_src(out, a, g.src);
+    else R::store(out, a);
+}
 
 __device__ __forceinline__ void st_release(u64 *p, u64 v)
 {
@@ -296,7 +379,7 @@ __device__ __forceinline__ void reduce_partials_fixed(const GridScratch<typename
         for (int k = 0; k < K; k++) a = R::comb(a, p[k]);
     }
     a = block_reduce<R, BLOCK>(a);
-    if (threadIdx.x == 0) R::store(out, a);
+    if (threadIdx.x == 0) store_result<R>(out, a, g);
 }
 
 enum { FIN_PARTIALS = 0, FIN_LAST_BLOCK = 1, FIN_DECOUPLED = 2 };
@@ -317,7 +400,7 @@ __device__ __forceinline__ void grid_finish(typename R::Acc agg, const GridScrat
 {
     const unsigned b = blockIdx.x, G = gridDim.x;
     if (G == 1) {
-        if (threadIdx.x == 0) R::store(out, agg);
+        if (threadIdx.x == 0) store_result<R>(out, agg, g);
         return;
     }
     if (FIN == FIN_PARTIALS) {
@@ -412,7 +495,7 @@ __device__ __forceinline__ void grid_finish_2level(typename R::Acc agg,
     constexpr unsigned GROUP = BLOCK;
     const unsigned b = blockIdx.x, G = gridDim.x;
     if (G == 1) {
-        if (threadIdx.x == 0) R::store(out, agg);
+        if (threadIdx.x == 0) store_result<R>(out, agg, g1);
         return;
     }
     const unsigned grp = b / GROUP, ngrp = (G + GROUP - 1) / GROUP;
@@ -427,7 +510,7 @@ __device__ __forceinline__ void grid_finish_2level(typename R::Acc agg,
     }
     Acc gsum = reduce_level<R, BLOCK, K>(g1.partials, g1.flags, g1.epoch, first, b, agg);
     if (ngrp == 1) {
-        if (threadIdx.x == 0) R::store(out, gsum);
+        if (threadIdx.x == 0) store_result<R>(out, gsum, g1);
         return;
     }
     if (grp != ngrp - 1) {
@@ -439,7 +522,7 @@ __device__ __forceinline__ void grid_finish_2level(typename R::Acc agg,
     }
     // gsum is valid in thread 0 only: reduce_level takes it through own_s.
     Acc tot = reduce_level<R, BLOCK, K>(g2.partials, g2.flags, g2.epoch, 0, ngrp - 1, gsum);
-    if (threadIdx.x == 0) R::store(out, tot);
+    if (threadIdx.x == 0) store_result<R>(out, tot, g1);
 }
 
 } // namespace cupat_red
