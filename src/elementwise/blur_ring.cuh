@@ -115,9 +115,12 @@ __device__ __forceinline__ void store_box(int lane, const CUtensorMap *map, int 
  * the old rule, the most chunks a wave holds, took 28 rows, 585 blocks for
  * 132 SMs: five on some, four on the rest, 0.0213 ms; 32 rows, 510 blocks,
  * 0.0204; 36 rows, 450 blocks (four on some, three on most), 0.0231; 44, 375
- * blocks, 0.0212. r = 8: 32 rows 0.0282, 44 0.0287, 36 0.0321.) Returns the
- * blocks; rows and nchunk out. */
-inline long long walk_chunks(long long units, int h, int r, int rb, int per_sm, int sms, int *rows, int *nchunk)
+ * blocks, 0.0212. r = 8: 32 rows 0.0282, 44 0.0287, 36 0.0321.) That is the
+ * tensor-core walk (balance); columns-tma keeps the most chunks a wave holds
+ * (the rule above made its r = 8 0.0412 -> 0.0443 ms). Returns the blocks;
+ * rows and nchunk out. */
+inline long long walk_chunks(long long units, int h, int r, int rb, int per_sm, int sms, bool balance, int *rows,
+                             int *nchunk)
 {
     const long long S = sms > 0 ? sms : 1, min_rows = 2LL * r + 8;
     auto up = [&](long long v) { return (v + rb - 1) / rb * rb; };
@@ -135,6 +138,12 @@ inline long long walk_chunks(long long units, int h, int r, int rb, int per_sm, 
             if (best_rw < 0 || cost < best) best = cost, best_rw = rw;
         }
     }
+    if (!balance) { /* the most chunks one wave holds */
+        long long n = (long long)per_sm * S * BT_WARPS / units;
+        if (n < 1) n = 1;
+        const long long rw = (h + n - 1) / n;
+        best_rw = up(rw < min_rows ? min_rows : rw);
+    }
     /* more strips than a wave holds: one chunk a strip */
     const long long rw = best_rw > 0 ? best_rw : up(h < min_rows ? min_rows : h), n = (h + rw - 1) / rw;
     *rows = (int)rw;
@@ -150,11 +159,11 @@ struct WalkLaunch {
 };
 /* For kern at smem bytes a block: the dynamic shared-memory opt-in (once a
  * device, to smem_max, the most any radius of this instance asks), one wave
- * of chunks over `units` strips, and the tensor maps of in (boxes of
- * in_words x rb) and out (out_words x rb). */
+ * of chunks over `units` strips (balance: by the busiest SM, walk_chunks),
+ * and the tensor maps of in (boxes of in_words x rb) and out (out_words x rb). */
 inline cupat_status walk_setup(cupat_ctx *ctx, const void *kern, unsigned char (&ready)[64], int smem,
                                int smem_max, long long units, int wb, int h, int r, int rb, uint32_t in_words,
-                               uint32_t out_words, const uint8_t *in, uint8_t *out, WalkLaunch *L)
+                               uint32_t out_words, const uint8_t *in, uint8_t *out, bool balance, WalkLaunch *L)
 {
     if (ctx->device < 64 && !ready[ctx->device]) {
         CUPAT_CUDA_TRY(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
@@ -163,7 +172,7 @@ inline cupat_status walk_setup(cupat_ctx *ctx, const void *kern, unsigned char (
     int per_sm = 0;
     CUPAT_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, BT_WARPS * 32, smem));
     if (per_sm < 1) return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "blur: the kernel fits no SM (%d bytes)", smem);
-    L->blocks = walk_chunks(units, h, r, rb, per_sm, ctx->sm_count, &L->rows, &L->nchunk);
+    L->blocks = walk_chunks(units, h, r, rb, per_sm, ctx->sm_count, balance, &L->rows, &L->nchunk);
     const uint64_t words = (uint64_t)wb / 4;
     CUPAT_TRY(cupat__tensor_map_2d(ctx, &L->tin, CU_TENSOR_MAP_DATA_TYPE_UINT32, in, words, (uint64_t)h,
                                    (uint64_t)wb, in_words, (uint32_t)rb, CU_TENSOR_MAP_SWIZZLE_NONE, "cupat_blur"));

@@ -249,7 +249,7 @@ cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint
     const long long nstrip = (wb + 128 * NS - 1) / (128 * NS);
     WalkLaunch W;
     CUPAT_TRY(walk_setup(ctx, (const void *)kern, ready, smem, BT_WARPS * TcSmem(KS, ring_stages(BL_COLUMNS_MAX_R, TRB)).bytes,
-                         nstrip, wb, h, r, TRB, tc_row_bytes(KS) / 4, 32 * NS, in, out, &W));
+                         nstrip, wb, h, r, TRB, tc_row_bytes(KS) / 4, 32 * NS, in, out, true, &W));
     if (W.blocks > INT_MAX / BT_WARPS)
         return cupat__fail(ctx, CUPAT_ERROR_SIZE, "cupat_blur: %lld warps do not fit an int", W.blocks * BT_WARPS);
     kern<<<(unsigned)W.blocks, BT_WARPS * 32, smem, ctx->stream>>>(W.tin, W.tout, wb, h, r, (int)nstrip, W.nchunk, W.rows,

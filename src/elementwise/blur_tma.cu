@@ -205,7 +205,7 @@ cupat_status launch(cupat_ctx *ctx, int w, int h, int r, const uint8_t *in, uint
     WalkLaunch L;
     CUPAT_TRY(walk_setup(ctx, (const void *)kern, ready, smem,
                          BT_WARPS * WarpSmem(C, writing_lanes(C, 1), ring_stages(BL_COLUMNS_MAX_R, RB)).bytes, nseg,
-                         w * C, h, r, RB, box_row_bytes(C) / 4, (uint32_t)(nw * C), in, out, &L));
+                         w * C, h, r, RB, box_row_bytes(C) / 4, (uint32_t)(nw * C), in, out, false, &L));
     const float inv = 1.0f / (float)((2 * r + 1) * (2 * r + 1)), hb = 0.5f * inv - 0.5f;
     kern<<<(unsigned)L.blocks, BT_WARPS * 32, smem, ctx->stream>>>(L.tin, L.tout, w, h, r, (int)nseg, L.nchunk, L.rows,
                                                                    nst, inv, hb);
