@@ -305,7 +305,10 @@ cupat_status bench_gemm_cases(bench_run *run, const bench_size *size)
  * on each shape, beside cuBLAS: the measurements the auto rung's efficiency
  * table (src/gemm/gemm_async.cuh) and its choice are checked against. Splits
  * are skipped where the unsplit grid already fills a wave or the split one
- * would need more than two. */
+ * would need more than two. Op N,N; CUPAT_BENCH_GEMM_SWEEP_OPS (e.g. "NT,TT")
+ * sweeps those ops instead, and CUPAT_BENCH_GEMM_SWEEP_SHAPES (e.g.
+ * "4097x3001x2003,64x65536x4096") replaces the shapes: the transposed ops'
+ * tables, for shapes --n cannot name. */
 cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size)
 {
     static const int splits[] = {1, 2, 4, 8};
@@ -315,11 +318,47 @@ cupat_status bench_gemm_sweep(bench_run *run, const bench_size *size)
     }
     gshape sh[8];
     size_t count = shapes_for(run, size, sh);
-    for (size_t q = 0; q < count; q++) {
+    const char *env_sh = getenv("CUPAT_BENCH_GEMM_SWEEP_SHAPES");
+    if (env_sh && *env_sh) {
+        count = 0;
+        for (const char *c = env_sh; *c && count < 8;) {
+            unsigned long long m, n, k;
+            int used = 0;
+            if (sscanf(c, "%llux%llux%llu%n", &m, &n, &k, &used) != 3 || !m || !n || !k) {
+                fprintf(stderr, "CUPAT_BENCH_GEMM_SWEEP_SHAPES: '%s' is not MxNxK[,MxNxK...]\n", env_sh);
+                return CUPAT_ERROR_INVALID_VALUE;
+            }
+            sh[count++] = (gshape){(size_t)m, (size_t)n, (size_t)k, 0};
+            c += used;
+            if (*c == ',') c++;
+        }
+    }
+    int ops[4][2] = {{0, 0}}, nops = 1;
+    const char *env_ops = getenv("CUPAT_BENCH_GEMM_SWEEP_OPS");
+    if (env_ops && *env_ops) {
+        nops = 0;
+        for (const char *c = env_ops; *c && nops < 4;) {
+            if ((c[0] != 'N' && c[0] != 'T') || (c[1] != 'N' && c[1] != 'T')) {
+                fprintf(stderr, "CUPAT_BENCH_GEMM_SWEEP_OPS: '%s' is not NN|NT|TN|TT[,...]\n", env_ops);
+                return CUPAT_ERROR_INVALID_VALUE;
+            }
+            ops[nops][0] = c[0] == 'T';
+            ops[nops][1] = c[1] == 'T';
+            nops++;
+            c += 2;
+            if (*c == ',') c++;
+        }
+    }
+    for (size_t qo = 0; qo < count * (size_t)nops; qo++) {
+        const size_t q = qo / (size_t)nops;
+        const int o = (int)(qo % (size_t)nops);
         gemm_state st;
         char label[128];
-        snprintf(label, sizeof label, "%zux%zux%zu f32, op N,N", sh[q].m, sh[q].n, sh[q].k);
         cupat_status s = gemm_setup(run, &st, sh[q].m, sh[q].n, sh[q].k);
+        st.ta = ops[o][0];
+        st.tb = ops[o][1];
+        snprintf(label, sizeof label, "%zux%zux%zu f32, op %c,%c", sh[q].m, sh[q].n, sh[q].k,
+                 st.ta ? 'T' : 'N', st.tb ? 'T' : 'N');
         double flops = 2.0 * (double)sh[q].m * (double)sh[q].n * (double)sh[q].k;
         double bytes = 4.0 * ((double)sh[q].m * sh[q].k + (double)sh[q].k * sh[q].n +
                               (double)sh[q].m * sh[q].n);

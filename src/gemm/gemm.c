@@ -174,6 +174,24 @@ static double model_ns(const cupat_gemm_config *c, double eff, int ctas_per_sm, 
     return t;
 }
 
+/* B^T unpacked in the 16-byte build, as a factor on the time. A thread
+ * copies BN x BK / threads elements of B a k tile: four at a time where B is
+ * stored contiguous along j (op N, what eff_vec was fitted on), one at a time
+ * where it is stored contiguous along k (op T). Each copy instruction more
+ * costs about the issue of BT_COPY_FMAS of the thread's FMAs: fitted on the
+ * 1000^3 runs of 2026-11-25 (H100), where 64x256x16 (12 copies more, of 1024
+ * FMAs a k tile) ran N,T 1.18x its N,N and 64x256's rank fell from first to
+ * ninth among the configurations (`bench gemm --sweep-blocks` with
+ * CUPAT_BENCH_GEMM_SWEEP_OPS). A's op is left out: A^T's 16-byte copies
+ * against A's 4-byte ones measured within 2% (64x256: T,N 0.98x its N,N).
+ * Copies made before the kernel (B^T packed) are in the ops it sees. */
+#define BT_COPY_FMAS 12.0
+static double bt_factor(const cupat_gemm_config *c, int tb)
+{
+    const double fmas = (double)c->tm * c->tn * c->bk, cb = (double)c->bn * c->bk / c->threads;
+    return tb ? 1.0 + BT_COPY_FMAS * 0.75 * cb / fmas : 1.0;
+}
+
 void cupat__gemm_pick(const cupat_ctx *ctx, const cupat_gemm_args *a, int *cfg, int *splitk)
 {
     cupat__gemm_pick_vec(ctx, a, cupat__gemm_vec(a), cfg, splitk);
@@ -192,7 +210,8 @@ void cupat__gemm_pick_vec(const cupat_ctx *ctx, const cupat_gemm_args *a, int ve
             /* slices of < 128 k are all prologue and epilogue */
             if (s > 1 && (size_t)a->k < (size_t)s * 128) break;
             double t = model_ns(g, vec ? g->eff_vec : g->eff_scalar, g->min_ctas, sms, a->m,
-                                a->n, a->k, s);
+                                a->n, a->k, s) *
+                       (vec ? bt_factor(g, a->tb) : 1.0);
             if (t < best * 0.999) { /* ties keep the earlier (larger, tested) entry */
                 best = t;
                 *cfg = c;
