@@ -126,7 +126,7 @@ inline long long walk_chunks(long long units, int h, int r, int rb, int per_sm, 
     auto up = [&](long long v) { return (v + rb - 1) / rb * rb; };
     long long best_rw = -1;
     double best = 0;
-    for (int k = per_sm > 1 ? per_sm - 1 : 1; k <= per_sm; k++) {
+    for (int k = per_sm > 1 ? per_sm - 1 : 1; balance && k <= per_sm; k++) {
         const long long n = (long long)k * S * BT_WARPS / units; /* chunks a strip in k blocks an SM */
         if (n < 1) continue;
         long long rw0 = (h + n - 1) / n;

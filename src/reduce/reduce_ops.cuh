@@ -233,11 +233,11 @@ template <typename T, bool MAX> struct MinMaxKeyF {
     __device__ static Acc comb(Acc a, Acc b) { return MAX ? (a > b ? a : b) : (a < b ? a : b); }
     __device__ static void store(void *out, Acc a)
     {
-        T v;
-        if (a == NANKEY) {
-            v = qnan(T(0));
-        } else {
-            const Acc b = a ^ (Acc)((typename std::make_unsigned<Acc>::type)(a >> (8 * sizeof(Acc) - 1)) >> 1);
+        T v = qnan(T(0));
+        if (a != NANKEY) { /* okey of the key's bits is the number's bits */
+            T k;
+            memcpy(&k, &a, sizeof k);
+            const Acc b = okey(k);
             memcpy(&v, &b, sizeof v);
         }
         *(T *)out = v;
