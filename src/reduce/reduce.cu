@@ -435,7 +435,7 @@ template <typename T, bool MAX, bool KEYS = false> struct TaMinMaxKey {
     UK nan;
     __device__ void init()
     {
-        k = okey(MAX ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
+        k = MinMaxKeyF<T, MAX>::identity(); // the key of -inf (max) or +inf (min)
         nan = 0;
     }
     __device__ void one(T v, T, u64)
@@ -464,11 +464,7 @@ template <typename T, bool MAX, bool KEYS = false> struct TaMinMaxKey {
     }
     __device__ T get_value()
     {
-        if (nan > INF) return qnan(T(0));
-        K b = k ^ (K)((UK)(k >> (8 * sizeof(K) - 1)) & ABS); // the key map is an involution
-        T v;
-        memcpy(&v, &b, sizeof v);
-        return v;
+        return nan > INF ? qnan(T(0)) : okey_value(k);
     }
 };
 
@@ -542,8 +538,8 @@ template <typename T, bool MAX> struct TaArgKey {
     static constexpr K KMAX = std::numeric_limits<K>::max(), KMIN = std::numeric_limits<K>::min();
     K best;
     Acc a;
-    // okey's order, a NaN beyond both ends (okey(+-inf) lies strictly inside)
-    __device__ static K key(T v) { return is_nan(v) ? (MAX ? KMAX : KMIN) : okey(v); }
+    // okey's order, a NaN's key beyond every number's on the winning side
+    __device__ static K key(T v) { return nan_key<T, MAX>(v); }
     __device__ void init()
     {
         a = O::identity(); // index ~0: no element yet

@@ -52,6 +52,21 @@ __device__ __forceinline__ int64_t okey(double v)
     return b ^ ((b >> 63) & 0x7fffffffffffffffll);
 }
 
+// okey's inverse, the number whose key is k (the key map is an involution on
+// the bits).
+__device__ __forceinline__ float okey_value(int32_t k) { return __int_as_float(okey(__int_as_float(k))); }
+__device__ __forceinline__ double okey_value(int64_t k)
+{
+    return __longlong_as_double(okey(__longlong_as_double(k)));
+}
+// A float's key where a NaN wins: a NaN's key beyond every number's, above
+// them for max, below for min (okey(+-inf) lies strictly inside).
+template <typename T, bool MAX> __device__ __forceinline__ auto nan_key(T v)
+{
+    typedef decltype(okey(v)) K;
+    return is_nan(v) ? (MAX ? std::numeric_limits<K>::max() : std::numeric_limits<K>::min()) : okey(v);
+}
+
 // IEEE 754-2019 minimum / maximum: NaN in, NaN out; -0 < +0.
 template <typename T, bool MAX> __device__ __forceinline__ T fminmax(T a, T b)
 {
@@ -194,7 +209,7 @@ template <bool MAX> struct ArgPackF32 {
     static constexpr bool SRC = true; // store needs the input: see store_result
     __device__ static unsigned ukey(float v)
     {
-        return is_nan(v) ? (MAX ? 0xffffffffu : 0u) : (unsigned)okey(v) ^ 0x80000000u;
+        return (unsigned)nan_key<float, MAX>(v) ^ 0x80000000u;
     }
     __device__ static Acc identity() { return MAX ? 0ull : ~0ull; }
     __device__ static Acc lift(float v, u64 i)
@@ -209,7 +224,7 @@ template <bool MAX> struct ArgPackF32 {
         const unsigned i = MAX ? ~lo : lo;
         unsigned bits;
         if (key == (MAX ? 0xffffffffu : 0u)) bits = __float_as_uint(((const float *)src)[i]);
-        else bits = (unsigned)okey(__int_as_float((int)(key ^ 0x80000000u)));
+        else bits = __float_as_uint(okey_value((int32_t)(key ^ 0x80000000u)));
         ((u64 *)out)[0] = bits;
         ((u64 *)out)[1] = i;
     }
@@ -229,18 +244,11 @@ template <typename T, bool MAX> struct MinMaxKeyF {
     {
         return okey(MAX ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
     }
-    __device__ static Acc lift(T v, u64) { return is_nan(v) ? NANKEY : okey(v); }
+    __device__ static Acc lift(T v, u64) { return nan_key<T, MAX>(v); }
     __device__ static Acc comb(Acc a, Acc b) { return MAX ? (a > b ? a : b) : (a < b ? a : b); }
     __device__ static void store(void *out, Acc a)
     {
-        T v = qnan(T(0));
-        if (a != NANKEY) { /* okey of the key's bits is the number's bits */
-            T k;
-            memcpy(&k, &a, sizeof k);
-            const Acc b = okey(k);
-            memcpy(&v, &b, sizeof v);
-        }
-        *(T *)out = v;
+        *(T *)out = a == NANKEY ? qnan(T(0)) : okey_value(a);
     }
 };
 template <typename T> struct Red<T, OP_MIN_K, true> : MinMaxKeyF<T, false> {};
