@@ -286,6 +286,7 @@ static void test_valid(cupat_ctx *ctx)
         {"graya.png", 11, 6, 4, want_graya},               /* gray+alpha -> RGBA     */
         {"gray2.png", 10, 3, 1, want_gray2},               /* 2-bit gray -> 8        */
         {"gray_trns.png", 5, 2, 4, want_gray_trns},        /* gray + tRNS -> RGBA    */
+        {"gray_trns_anc.png", 5, 2, 4, want_gray_trns},    /* ancillary chunks skipped */
         {"plain.pgm", 4, 3, 1, want_plain_pgm},            /* P2, comments, maxval 15 */
         {"plain.ppm", 3, 2, 3, want_plain_ppm},            /* P3, maxval 1000        */
         {"bitmap.pbm", 6, 2, 1, want_bitmap},              /* P1                     */
@@ -312,6 +313,7 @@ static void test_malformed(cupat_ctx *ctx)
         {"zerowidth.png", CUPAT_ERROR_FORMAT, "IHDR"},
         {"hugedims.png", CUPAT_ERROR_FORMAT, "limits"},
         {"short_huge.png", CUPAT_ERROR_FORMAT, "truncated"},
+        {"hugechunk.png", CUPAT_ERROR_FORMAT, "end of file"},
         {"badheader.ppm", CUPAT_ERROR_FORMAT, "malformed"},
         {"huge.ppm", CUPAT_ERROR_FORMAT, "100000x100000"},
         {"truncated.pgm", CUPAT_ERROR_FORMAT, "truncated"},
@@ -411,7 +413,7 @@ static void test_no_leaks(cupat_ctx *ctx)
     };
     static const char *data_files[] = {
         "truncated.png", "badcrc.png",    "badzlib.png",   "zerowidth.png",
-        "hugedims.png",  "short_huge.png", "badheader.ppm", "huge.ppm",
+        "hugedims.png",  "short_huge.png", "hugechunk.png", "badheader.ppm", "huge.ppm",
         "truncated.pgm", "truncated_plain.pgm", "badsample.pgm", "badmaxval.pgm",
     };
     enum { N_MADE = sizeof made / sizeof made[0], N_DATA = sizeof data_files / sizeof data_files[0] };

@@ -116,10 +116,11 @@ def filter_rows(rows, bpp):
     return bytes(outb)
 
 
-def encode_png(w, h, ctype, depth, rows, plte=None, trns=None):
-    """rows: h packed scanlines (bytes) at the given bit depth."""
+def encode_png(w, h, ctype, depth, rows, plte=None, trns=None, extra=b""):
+    """rows: h packed scanlines (bytes) at the given bit depth; extra: chunks
+    placed right after IHDR."""
     bpp = max(1, CHANNELS[ctype] * depth // 8)
-    body = SIG + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, ctype, 0, 0, 0))
+    body = SIG + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, ctype, 0, 0, 0)) + extra
     if plte is not None:
         body += chunk(b"PLTE", bytes(plte))
     if trns is not None:
@@ -202,6 +203,12 @@ out("gray2.png", encode_png(10, 3, 0, 2, rows))
 
 rows = [pack([(x * 40 + y * 9) & 255 for x in range(5)], 8) for y in range(2)]
 out("gray_trns.png", encode_png(5, 2, 0, 8, rows, trns=[0, 40]))  # gray 40 transparent
+# The same pixels behind ancillary chunks the reader skips (tRNS still counts).
+anc = (chunk(b"gAMA", struct.pack(">I", 45455)) + chunk(b"tEXt", b"Comment\0skipped") +
+       chunk(b"zTXt", b"Title\0\0" + zlib.compress(b"z" * 4096)) +
+       chunk(b"sPLT", b"pal\0\x08" + bytes([1, 2, 3, 4, 0, 5]) * 3) +
+       chunk(b"prVt", b"\xff" * 100))
+out("gray_trns_anc.png", encode_png(5, 2, 0, 8, rows, trns=[0, 40], extra=anc))
 
 out("plain.pgm", b"P2\n# plain gray, maxval 15\n4 3\n# comment inside the header\n15\n" +
     b"\n".join(b" ".join(b"%d" % ((x * 5 + y * 3) % 16) for x in range(4)) for y in range(3)) + b"\n")
@@ -234,6 +241,10 @@ def header_only_png(w, h):
 out("zerowidth.png", header_only_png(0, 5))
 out("hugedims.png", header_only_png(0x7FFFFFFF, 0x7FFFFFFF))
 out("short_huge.png", header_only_png(100000, 100000))
+# An sPLT claiming 0x73737373 bytes (1.9 GB) in a 58-byte file (the fuzzer's
+# find: libpng allocated what the length field says before reading it).
+out("hugechunk.png", SIG + chunk(b"IHDR", struct.pack(">IIBBBBB", 5, 2, 8, 0, 0, 0, 0)) +
+    struct.pack(">I", 0x73737373) + b"sPLT" + b"pal\0\x08" + b"\0" * 12)
 out("badheader.ppm", b"P6\n12 abc\n255\n" + b"\0" * 64)
 out("huge.ppm", b"P6\n100000 100000\n255\n" + b"\x10\x20\x30\x40\x50\x60")
 camera = open(os.path.join(HERE, "camera.pgm"), "rb").read()
