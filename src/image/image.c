@@ -275,7 +275,9 @@ static cupat_status png_decode(struct png_job *j, cupat_image *img)
      * (an sPLT declaring 1.9 GB in a 160-byte file, found by the fuzzer; this
      * libpng build does not apply its 8 MB chunk cap to it). The cap is set
      * again for whatever chunk still gets buffered. */
+#ifdef PNG_HANDLE_AS_UNKNOWN_SUPPORTED
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+#endif
     png_set_chunk_malloc_max(png, 8u << 20);
     /* The deflate stream expands at most 1032:1: a file too small to hold
      * the pixels it claims is truncated; say so before allocating them. */
