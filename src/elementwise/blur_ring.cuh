@@ -125,20 +125,22 @@ inline long long walk_chunks(long long units, int h, int r, int rb, int per_sm, 
     const long long S = sms > 0 ? sms : 1, min_rows = 2LL * r + 8;
     auto up = [&](long long v) { return (v + rb - 1) / rb * rb; };
     long long best_rw = -1;
-    double best = 0;
-    for (int k = per_sm > 1 ? per_sm - 1 : 1; balance && k <= per_sm; k++) {
-        const long long n = (long long)k * S * BT_WARPS / units; /* chunks a strip in k blocks an SM */
-        if (n < 1) continue;
-        long long rw0 = (h + n - 1) / n;
-        rw0 = up(rw0 < min_rows ? min_rows : rw0);
-        for (long long rw = rw0; rw < rw0 + 3LL * rb; rw += rb) {
-            const long long blocks = (units * ((h + rw - 1) / rw) + BT_WARPS - 1) / BT_WARPS, per = (blocks + S - 1) / S;
-            if (per > per_sm) continue;
-            const double cost = (double)per * ((double)rw + r + 0.5) * (1.0 + 0.05 * (double)(per_sm - per));
-            if (best_rw < 0 || cost < best) best = cost, best_rw = rw;
+    if (balance) {
+        double best = 0;
+        for (int k = per_sm > 1 ? per_sm - 1 : 1; k <= per_sm; k++) {
+            const long long n = (long long)k * S * BT_WARPS / units; /* chunks a strip in k blocks an SM */
+            if (n < 1) continue;
+            long long rw0 = (h + n - 1) / n;
+            rw0 = up(rw0 < min_rows ? min_rows : rw0);
+            for (long long rw = rw0; rw < rw0 + 3LL * rb; rw += rb) {
+                const long long blocks = (units * ((h + rw - 1) / rw) + BT_WARPS - 1) / BT_WARPS,
+                                per = (blocks + S - 1) / S;
+                if (per > per_sm) continue;
+                const double cost = (double)per * ((double)rw + r + 0.5) * (1.0 + 0.05 * (double)(per_sm - per));
+                if (best_rw < 0 || cost < best) best = cost, best_rw = rw;
+            }
         }
-    }
-    if (!balance) { /* the most chunks one wave holds */
+    } else { /* the most chunks one wave holds */
         long long n = (long long)per_sm * S * BT_WARPS / units;
         if (n < 1) n = 1;
         const long long rw = (h + n - 1) / n;

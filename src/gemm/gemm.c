@@ -188,6 +188,8 @@ static double model_ns(const cupat_gemm_config *c, double eff, int ctas_per_sm, 
 #define BT_COPY_FMAS 12.0
 static double bt_factor(const cupat_gemm_config *c, int tb)
 {
+    /* cb elements of B a thread a k tile: op N copies them in cb / 4
+     * instructions, op T in cb, so 0.75 cb more */
     const double fmas = (double)c->tm * c->tn * c->bk, cb = (double)c->bn * c->bk / c->threads;
     return tb ? 1.0 + BT_COPY_FMAS * 0.75 * cb / fmas : 1.0;
 }
