@@ -1,5 +1,6 @@
 /* output.c — the run's tables as aligned text, JSON (cJSON) and CSV. */
 #include "harness.h"
+#include "outfile.h" /* FILE replaced only by a complete one */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -184,10 +185,6 @@ void bench_print_table(const bench_run *run, const bench_table *t, FILE *f)
                 BENCH_NCU_BUSY_PCT);
 }
 
-/* Output files: path "-" is stdout, flushed rather than closed. */
-static int to_stdout(const char *path) { return strcmp(path, "-") == 0; }
-static int close_out(FILE *f) { return f == stdout ? fflush(f) : fclose(f); }
-
 /* -------------------------------------------------------------- JSON -- */
 
 #ifdef CUPAT_HAVE_CJSON
@@ -304,10 +301,8 @@ cupat_status bench_write_json(const bench_run *run, const char *path, char *err,
         snprintf(err, errlen, "%s: out of memory building the JSON", path);
         return CUPAT_ERROR_OUT_OF_MEMORY;
     }
-    FILE *f = to_stdout(path) ? stdout : fopen(path, "w");
-    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    int ok = out_file_write(path, text, 1) == 0;
     int e = errno;
-    if (f && close_out(f)) ok = 0, e = errno;
     cJSON_free(text);
     if (!ok) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(e));
@@ -342,11 +337,12 @@ static void csv_num(FILE *f, double v, int present)
 
 cupat_status bench_write_csv(const bench_run *run, const char *path, char *err, size_t errlen)
 {
-    FILE *f = to_stdout(path) ? stdout : fopen(path, "w");
-    if (!f) {
+    out_file o;
+    if (out_file_open(&o, path)) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         return CUPAT_ERROR_IO;
     }
+    FILE *f = o.f;
     fputs("date,commit,device,backend,pattern,case,row,kind,check,ms_median,ms_min,ms_max,"
           "reps,bytes,flops,gbs,gflops,ceiling,pct_ceiling,speedup_prev,vs_vendor,block_x,"
           "block_y,occupancy,x_best,book_ms,technique,source,message\n",
@@ -389,7 +385,7 @@ cupat_status bench_write_csv(const bench_run *run, const char *path, char *err, 
             fputc('\n', f);
         }
     }
-    if (ferror(f) | close_out(f)) {
+    if (out_file_commit(&o)) {
         snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
         return CUPAT_ERROR_IO;
     }

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "harness.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -152,12 +153,10 @@ static const cupat_variant_info *find_rung(const char *pattern, const char *name
 static int check_writable(const char *opt, const char *path)
 {
     if (!path || !strcmp(path, "-")) return 0; /* '-': stdout */
-    FILE *f = fopen(path, "a");
-    if (!f) {
+    if (out_file_check(path)) { /* creates nothing: the file is written after the run */
         fprintf(stderr, "%s: %s %s: cannot write: %s\n", CMD, opt, path, strerror(errno));
         return 2;
     }
-    fclose(f);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "harness.h" /* bench_describe: device, date, commit */
+#include "outfile.h" /* --json FILE: replaced only by a complete file */
 
 #include <errno.h>
 #include <stdio.h>
@@ -130,15 +131,13 @@ static int write_json(const char *path, cupat_ctx *ctx, const char *title, const
         fprintf(stderr, "%s: --json %s: out of memory building the JSON\n", CMD, path);
         return 1;
     }
-    const int std = !strcmp(path, "-");
-    FILE *f = std ? stdout : fopen(path, "w");
-    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    /* A temporary file beside path, renamed over it once complete: a path
+     * that cannot be written (read-only, a directory) is left as it was. */
+    int bad = out_file_write(path, text, 1);
     int e = errno;
-    if (f && (std ? fflush(f) : fclose(f))) ok = 0, e = errno;
     cJSON_free(text);
-    if (!ok) {
+    if (bad) {
         fprintf(stderr, "%s: --json %s: cannot write: %s\n", CMD, path, strerror(e));
-        if (!std) remove(path);
         return 1;
     }
     return 0;
