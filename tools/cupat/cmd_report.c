@@ -23,7 +23,7 @@ extern char **environ;
 static const char CMD[] = "cupat report";
 
 /* The script's exit codes (cupat_report.py). */
-enum { PY_OK = 0, PY_USAGE = 2, PY_INPUT = 3, PY_NO_PLOT = 4 };
+enum { PY_OK = 0, PY_USAGE = 2, PY_INPUT = 3, PY_NO_PLOT = 4, PY_OUTPUT = 5 };
 
 static void usage(FILE *f)
 {
@@ -38,8 +38,9 @@ static void usage(FILE *f)
             "books' figures marked), heat maps of block-size sweeps.\n"
             "\n"
             "Options:\n"
-            "  --out DIR      where the page goes (default: report); an earlier report\n"
-            "                 there is replaced\n"
+            "  --out DIR      where the page goes (default: report); the page and the\n"
+            "                 charts it draws replace files of the same names there, and\n"
+            "                 nothing else in DIR is touched\n"
             "  --python PY    the Python 3 interpreter (default: $CUPAT_PYTHON, else python3);\n"
             "                 it needs matplotlib (Debian/Ubuntu: python3-matplotlib)\n"
             "  -h, --help     this text\n"
@@ -197,6 +198,7 @@ int cmd_report(int argc, char **argv)
     case PY_USAGE: return 2;
     case PY_INPUT:   /* the script named the file and field */
     case PY_NO_PLOT: /* the script said what to install */
+    case PY_OUTPUT:  /* the script named what in --out could not be written */
         return 1;
     default:
         fprintf(stderr, "%s: %s %s failed (exit %d)\n", CMD, python, script, WEXITSTATUS(st));

@@ -46,6 +46,7 @@ import tempfile
 
 EXIT_INPUT = 3
 EXIT_NO_PLOT = 4
+EXIT_OUTPUT = 5  # a chart or the page could not be put in --out (the message names it)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -787,14 +788,19 @@ def write_page(stage, runs, ch, sections, classes):
                               for n, t, _ in ch.made]}, f, indent=1)
 
 
-def publish(stage, out):
-    """Moves the staged page into out, replacing an earlier report there."""
+def publish(stage, out, made):
+    """Moves the staged page into out: each chart this run drew replaces the
+    file of its name in out/svg and out/png, then charts.json and index.html.
+    Nothing else in out is touched: no folder is removed or emptied, and any
+    other file in svg/ or png/ (the user's, or a chart an earlier report drew
+    that this one does not) stays where it is."""
     os.makedirs(out, exist_ok=True)
     for sub in ("svg", "png"):
         dst = os.path.join(out, sub)
-        if os.path.isdir(dst):
-            shutil.rmtree(dst)
-        shutil.move(os.path.join(stage, sub), dst)
+        os.makedirs(dst, exist_ok=True)
+        for name in made:
+            f = name + "." + sub
+            os.replace(os.path.join(stage, sub, f), os.path.join(dst, f))
     for f in ("charts.json", "index.html"):  # the page last: it names the rest
         os.replace(os.path.join(stage, f), os.path.join(out, f))
 
@@ -855,7 +861,10 @@ def main(argv):
                 items.append(("chart", draw_ncu(ch, pat, profiled)))
             sections.append(("p-" + slug(pat), pat, items))
         write_page(stage, runs, ch, sections, classes)
-        publish(stage, out)
+        try:
+            publish(stage, out, [m[0] for m in ch.made])
+        except OSError as e:
+            die("--out %s: %s: %s" % (a.out, e.filename or out, e.strerror), EXIT_OUTPUT)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     print("cupat report: %d charts, %s" % (len(ch.made), os.path.join(out, "index.html")))
