@@ -845,7 +845,11 @@ typedef enum cupat_sort_order {
  * (stable). key_type: any cupat_type. value_size 0 merges keys alone (the
  * value pointers must then be NULL); 4 or 8 carries a_values / b_values
  * (value_size bytes each, moved as raw words) to values_out alongside their
- * keys. Unsorted inputs give every element once in an unspecified order.
+ * keys. Unsorted inputs are the caller's mistake, never a fault: the default
+ * rung ("partitioned") and the CPU rungs then give every element once (with
+ * its value) in an unspecified order; the CUDA lab rungs (corank, tiled,
+ * circular) write only elements of the inputs, but may repeat some and drop
+ * others. Nothing outside the arrays is read or written in either case.
  * Outputs must not overlap any input. n beyond 2^32 works. Stream-ordered. */
 cupat_status cupat_merge(cupat_ctx *ctx, cupat_type key_type, size_t value_size,
                          cupat_sort_order order, size_t na, const void *a_keys,

@@ -385,6 +385,61 @@ static void test_merge(void)
 
 /* ----------------------------------------------------------- segmented --- */
 
+/* Sort hk's nseg segments (offsets off) with the pinned segsort rung; values
+ * = indices; check every segment against the reference. */
+static int run_segmented(const char *tag, cupat_type t, size_t vs, int desc, int inpl, const uint64_t *off,
+                         size_t nseg, const void *hk)
+{
+    size_t ks = tsz(t), n = off[nseg];
+    void *dk = dalloc(n * ks), *dko = inpl ? dk : dalloc(n * ks), *doff = dalloc((nseg + 1) * 8);
+    void *dv = NULL, *dvo = NULL;
+    put(dk, hk, n * ks);
+    put(doff, off, (nseg + 1) * 8);
+    if (!inpl) test_poison(ctx, dko, n * ks > 0 ? n * ks : 1);
+    if (vs) {
+        void *hv = test_xmalloc(n * vs + 1);
+        for (size_t i = 0; i < n; i++) {
+            if (vs == 4) ((uint32_t *)hv)[i] = (uint32_t)i;
+            else ((uint64_t *)hv)[i] = i;
+        }
+        dv = dalloc(n * vs);
+        dvo = inpl ? dv : dalloc(n * vs);
+        put(dv, hv, n * vs);
+        if (!inpl) test_poison(ctx, dvo, n * vs > 0 ? n * vs : 1);
+        free(hv);
+    }
+    CHECK_OK(ctx, cupat_sort_segmented(ctx, t, vs, desc ? CUPAT_SORT_DESCENDING : CUPAT_SORT_ASCENDING, n, nseg,
+                                       doff, dk, dko, dv, dvo));
+    void *gk = test_xmalloc(n * ks + 1), *gv = test_xmalloc(n * (vs ? vs : 1) + 1);
+    get(gk, dko, n * ks);
+    if (vs) get(gv, dvo, n * vs);
+    size_t bad = SIZE_MAX, wrong = 0;
+    for (size_t s = 0; s < nseg; s++) {
+        size_t b = off[s], len = off[s + 1] - b;
+        uint64_t *ref = ref_order(t, (const char *)hk + b * ks, len, desc, 0, (int)(8 * ks));
+        for (size_t i = 0; i < len; i++) {
+            int ok = kbits(t, gk, b + i) == kbits(t, hk, b + ref[i]);
+            if (vs == 4) ok &= ((uint32_t *)gv)[b + i] == (uint32_t)(b + ref[i]);
+            if (vs == 8) ok &= ((uint64_t *)gv)[b + i] == b + ref[i];
+            if (!ok && bad == SIZE_MAX) bad = b + i;
+            wrong += !ok;
+        }
+        free(ref);
+    }
+    CHECK(bad == SIZE_MAX, "%s: %zu outputs wrong, the first at %zu (key 0x%llx)", tag, wrong, bad,
+          bad == SIZE_MAX ? 0ull : (unsigned long long)kbits(t, gk, bad));
+    dfree(dk);
+    if (!inpl) dfree(dko);
+    dfree(doff);
+    if (vs) {
+        dfree(dv);
+        if (!inpl) dfree(dvo);
+    }
+    free(gk);
+    free(gv);
+    return bad == SIZE_MAX;
+}
+
 static void test_segmented(void)
 {
     const cupat_variant_info *list;
@@ -413,53 +468,11 @@ static void test_segmented(void)
             size_t n = off[nseg];
             void *hk = test_xmalloc(n * ks + 1);
             gen(t, hk, n, ti % 2 ? G_FEW : G_SPECIAL);
-            void *dk = dalloc(n * ks), *dko = inpl ? dk : dalloc(n * ks), *doff = dalloc((nseg + 1) * 8);
-            void *dv = NULL, *dvo = NULL;
-            put(dk, hk, n * ks);
-            put(doff, off, (nseg + 1) * 8);
-            if (!inpl) test_poison(ctx, dko, n * ks);
-            if (vs) {
-                void *hv = test_xmalloc(n * vs + 1);
-                for (size_t i = 0; i < n; i++) {
-                    if (vs == 4) ((uint32_t *)hv)[i] = (uint32_t)i;
-                    else ((uint64_t *)hv)[i] = i;
-                }
-                dv = dalloc(n * vs);
-                dvo = inpl ? dv : dalloc(n * vs);
-                put(dv, hv, n * vs);
-                if (!inpl) test_poison(ctx, dvo, n * vs);
-                free(hv);
-            }
-            const char *tag = fmt("segsort %s %s n=%zu v%zu %s", list[idx[ri]].name, cupat_type_name(t), n, vs,
-                                  desc ? "desc" : "asc");
-            CHECK_OK(ctx, cupat_sort_segmented(ctx, t, vs, desc ? CUPAT_SORT_DESCENDING : CUPAT_SORT_ASCENDING, n,
-                                               nseg, doff, dk, dko, dv, dvo));
-            void *gk = test_xmalloc(n * ks + 1), *gv = test_xmalloc(n * (vs ? vs : 1) + 1);
-            get(gk, dko, n * ks);
-            if (vs) get(gv, dvo, n * vs);
-            size_t bad = SIZE_MAX;
-            for (size_t s = 0; s < nseg && bad == SIZE_MAX; s++) {
-                size_t b = off[s], len = off[s + 1] - b;
-                uint64_t *ref = ref_order(t, (char *)hk + b * ks, len, desc, 0, (int)(8 * ks));
-                for (size_t i = 0; i < len && bad == SIZE_MAX; i++) {
-                    if (kbits(t, gk, b + i) != kbits(t, hk, b + ref[i])) bad = b + i;
-                    if (vs == 4 && ((uint32_t *)gv)[b + i] != (uint32_t)(b + ref[i])) bad = b + i;
-                    if (vs == 8 && ((uint64_t *)gv)[b + i] != b + ref[i]) bad = b + i;
-                }
-                free(ref);
-            }
-            CHECK(bad == SIZE_MAX, "%s: output %zu wrong", tag, bad);
-            dfree(dk);
-            if (!inpl) dfree(dko);
-            dfree(doff);
-            if (vs) {
-                dfree(dv);
-                if (!inpl) dfree(dvo);
-            }
+            run_segmented(fmt("segsort %s %s n=%zu v%zu %s", list[idx[ri]].name, cupat_type_name(t), n, vs,
+                              desc ? "desc" : "asc"),
+                          t, vs, desc, inpl, off, nseg, hk);
             free(off);
             free(hk);
-            free(gk);
-            free(gv);
         }
     }
     CHECK_OK(ctx, cupat_set_variant(ctx, "segsort", NULL));
@@ -770,6 +783,142 @@ static void test_huge(void)
     free(cnt);
 }
 
+/* ---------------------------------------------------- found outside ---- */
+
+/* The onesweep's short last tile pads with the largest key. Where the tile's
+ * first key has the padding's digit and the padding makes that digit's count
+ * equal the tile's real keys, the all-one-digit short cut once wrote the
+ * tile unranked. Here: the last tile holds 3/4 of a tile, half a tile of its
+ * keys (the first among them) with low byte 0xFF (0x00 descending), the rest
+ * other bytes. Tile sizes: the onesweep's shapes (sort_onesweep.cu, OsCfg). */
+static void test_short_tile(void)
+{
+    struct { cupat_type t; size_t vs, tile; } shapes[] = {
+        {CUPAT_U32, 0, 384 * 20}, {CUPAT_U32, 4, 384 * 23}, {CUPAT_U32, 8, 384 * 18},
+        {CUPAT_U64, 0, 384 * 14}, {CUPAT_U64, 4, 384 * 15}, {CUPAT_U64, 8, 384 * 15}};
+    for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++)
+        for (int desc = 0; desc < 2; desc++) {
+            cupat_type t = shapes[q].t;
+            size_t tile = shapes[q].tile, valid = tile * 3 / 4, n = 2 * tile + valid, ks = tsz(t);
+            uint64_t pad_byte = desc ? 0x00 : 0xFF;
+            void *hk = test_xmalloc(n * ks);
+            for (size_t i = 0; i < n; i++) {
+                uint64_t low = 1 + test_rand() % 254; /* neither 0x00 nor 0xFF */
+                kset(t, hk, i, (test_rand() & ~(uint64_t)0xFF) | low);
+            }
+            size_t last = 2 * tile, want = 2 * valid - tile; /* keys of the padding's digit */
+            for (size_t m = 0; m < want;) {
+                size_t i = m == 0 ? last : last + 1 + test_rand() % (valid - 1);
+                uint64_t k = kbits(t, hk, i);
+                if ((k & 0xFF) == pad_byte) continue;
+                kset(t, hk, i, (k & ~(uint64_t)0xFF) | pad_byte);
+                m++;
+            }
+            run_sort(fmt("short last tile %s v%zu n=%zu %s", cupat_type_name(t), shapes[q].vs, n,
+                         desc ? "desc" : "asc"),
+                     t, shapes[q].vs, desc, hk, n, 0, (int)(8 * ks), 0, "default");
+            free(hk);
+        }
+}
+
+/* The outside check's case: u32 keys of 1000 values with u32 values,
+ * descending, 27.8 M keys in 20,000 segments: empty ones, length 1, short
+ * ones, ones beyond 4096 (each through the onesweep) and one of 3,000,000
+ * (5,049 keys out of place before the short-tile fix). CUDA, full size. */
+static void test_segmented_large(void)
+{
+    if (!is_cuda() || t_small) return;
+    const size_t nseg = 20000;
+    uint64_t *off = test_xmalloc((nseg + 1) * 8);
+    off[0] = 0;
+    for (size_t s = 0; s < nseg; s++) {
+        uint64_t r = test_rand() % 20, len;
+        if (s == nseg / 2) len = 3000000;
+        else if (r < 3) len = 0;
+        else if (r < 6) len = 1;
+        else if (r < 18) len = 2 + test_rand() % 2000;
+        else len = 4097 + test_rand() % 4000;
+        off[s + 1] = off[s] + len;
+    }
+    size_t n = off[nseg];
+    uint32_t *hk = test_xmalloc(n * 4);
+    for (size_t i = 0; i < n; i++) hk[i] = (uint32_t)(test_rand() % 1000);
+    CHECK_OK(ctx, cupat_set_variant(ctx, "segsort", NULL));
+    run_segmented(fmt("segsort default u32 v4 desc, %zu keys of 1000 values in %zu segments", n, nseg), CUPAT_U32,
+                  4, 1, 0, off, nseg, hk);
+    free(off);
+    free(hk);
+}
+
+/* Merge of unsorted inputs (the caller's mistake): never a fault. The
+ * default rung and the CPU rungs give every (key, value) pair once; the
+ * CUDA lab rungs (corank, tiled, circular) write only pairs of the inputs
+ * (cupat.h). Values carry the input index, so both are checked exactly. */
+static void test_merge_unsorted(void)
+{
+    size_t sz[][2] = {{100003, 50001}, {1000003, 500001}, {9600, 9600}, {5000, 3}};
+    const cupat_variant_info *list;
+    int idx[32];
+    size_t nr = rungs_of("merge", &list, idx);
+    for (size_t si = 0; si < sizeof sz / sizeof *sz; si++) {
+        size_t na = sz[si][0], nb = sz[si][1], n = na + nb;
+        if (n > 200000 && t_small) continue;
+        uint32_t *hk = test_xmalloc(n * 4), *hv = test_xmalloc(n * 4);
+        for (size_t i = 0; i < n; i++) hk[i] = (uint32_t)test_rand(), hv[i] = (uint32_t)i;
+        void *da = dalloc(na * 4), *db = dalloc(nb * 4), *dav = dalloc(na * 4), *dbv = dalloc(nb * 4);
+        void *dout = dalloc(n * 4), *dov = dalloc(n * 4);
+        put(da, hk, na * 4);
+        put(db, hk + na, nb * 4);
+        put(dav, hv, na * 4);
+        put(dbv, hv + na, nb * 4);
+        uint32_t *gk = test_xmalloc(n * 4), *gv = test_xmalloc(n * 4);
+        unsigned char *seen = test_xmalloc(n);
+        for (size_t ri = 0; ri <= nr; ri++) {
+            const char *rung = ri < nr ? list[idx[ri]].name : "default";
+            if (ri < nr && strcmp(rung, "sequential") == 0 && n > 200000) continue;
+            CHECK_OK(ctx, cupat_set_variant(ctx, "merge", ri < nr ? rung : NULL));
+            int perm = ri == nr || !is_cuda() || strcmp(rung, "partitioned") == 0;
+            for (int desc = 0; desc < 2; desc++) {
+                test_poison(ctx, dout, n * 4);
+                test_poison(ctx, dov, n * 4);
+                const char *tag = fmt("merge %s unsorted na=%zu nb=%zu %s", rung, na, nb, desc ? "desc" : "asc");
+                CHECK_OK(ctx, cupat_merge(ctx, CUPAT_U32, 4, desc ? CUPAT_SORT_DESCENDING : CUPAT_SORT_ASCENDING,
+                                          na, da, dav, nb, db, dbv, dout, dov));
+                CHECK_OK(ctx, cupat_sync(ctx));
+                get(gk, dout, n * 4);
+                get(gv, dov, n * 4);
+                memset(seen, 0, n);
+                size_t foreign = 0, repeated = 0;
+                for (size_t i = 0; i < n; i++) {
+                    if (gv[i] >= n || hk[gv[i]] != gk[i]) foreign++;
+                    else repeated += seen[gv[i]]++ != 0;
+                }
+                CHECK(foreign == 0, "%s: %zu outputs are not input pairs", tag, foreign);
+                if (perm) CHECK(repeated == 0, "%s: %zu input pairs repeated (and as many lost)", tag, repeated);
+            }
+        }
+        CHECK_OK(ctx, cupat_set_variant(ctx, "merge", NULL));
+        dfree(da);
+        dfree(db);
+        dfree(dav);
+        dfree(dbv);
+        dfree(dout);
+        dfree(dov);
+        free(hk);
+        free(hv);
+        free(gk);
+        free(gv);
+        free(seen);
+    }
+}
+
+static void test_found(void)
+{
+    test_short_tile();
+    test_segmented_large();
+    test_merge_unsorted();
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -782,6 +931,7 @@ int main(int argc, char **argv)
                                       {"merge", test_merge},     {"sort", test_sort},
                                       {"segmented", test_segmented}, {"portions", test_portions},
                                       {"ordered", test_ordered},
+                                      {"found", test_found},
                                       {"huge", test_huge}};
     test_run_parts(argc, argv, parts, sizeof parts / sizeof *parts, NULL);
     return test_finish(ctx);

@@ -84,6 +84,11 @@ __device__ __forceinline__ void section(const U *a, size_t na, const U *b, size_
     __syncthreads();
     a0 = s_a[0];
     a1 = s_a[1];
+    // On unsorted input the two searches need not agree: keep this block's
+    // ranges inside a and b (its outputs are then inputs, in no promised
+    // order, and may repeat some the next block takes too).
+    const size_t lo = c1 - a0 > nb ? c1 - nb : a0, hi = a0 + (c1 - c0) < na ? a0 + (c1 - c0) : na;
+    a1 = a1 < lo ? lo : a1 > hi ? hi : a1;
 }
 
 // CIRC false: PMPP 12.5 (tiles reloaded from where the last one stopped);
@@ -190,7 +195,7 @@ template <typename U, typename V> cupat_status merge_typed(cupat_ctx *ctx, const
     case MR_PARTITIONED: {
         const size_t tiles = mp_tiles<MpMerge<U, V>>(r->na, r->nb, 0);
         void *p;
-        CUPAT_TRY(cupat__scratch(ctx, (tiles + 1) * sizeof(size_t), &p));
+        CUPAT_TRY(cupat__scratch(ctx, mp_part_words(tiles) * sizeof(size_t), &p));
         return merge_path<MpMerge<U, V>, U, V>(ctx, a, av, b, bv, r->na, r->nb, 0, xf, xf, (size_t *)p, out, outv);
     }
     default:

@@ -14,6 +14,15 @@
 //     each thread co-ranks its ITEMS outputs there and merges them
 //     sequentially into registers; they are staged back through shared
 //     memory and stored coalesced; values gathered by their source index.
+// Unsorted input (the caller's mistake) must still give a permutation of
+// the inputs and touch nothing outside them. On sorted runs the co-ranks of
+// consecutive diagonals never step back in a or in b; on others a binary
+// search can. k_partition checks every tile's pair of co-ranks and raises a
+// flag if one steps back: then every tile takes the proportional split
+// (k na / (na + nb): consistent by construction). Inside a tile, each
+// thread's merge must end where the next one's starts; if not, the tile
+// writes its a-range then its b-range. Sorted runs pay one flag load a
+// tile and one shared word a thread.
 #ifndef CUPAT_SORT_MERGE_PATH_CUH
 #define CUPAT_SORT_MERGE_PATH_CUH
 
@@ -61,38 +70,82 @@ __device__ __forceinline__ Pair pair_at(size_t k, size_t na, size_t nb, size_t w
     return p;
 }
 
-template <int TILE, typename U>
-__global__ void k_partition(const U *__restrict__ a, const U *__restrict__ b, size_t na, size_t nb, size_t width,
-                            Xf<U> xf, size_t tiles, size_t *__restrict__ part)
+// Tile t's a-range [i0, i1) in its pair from the co-ranks at its two ends
+// (c0 at its first output, c1 at the next tile's; the pair's last tile ends
+// at p.na); kl0 / kl1: its first and past-last outputs within the pair.
+struct TileSplit {
+    size_t kl0, kl1, i0, i1;
+};
+template <int TILE>
+__device__ __forceinline__ TileSplit tile_split(const Pair &p, size_t k0, size_t c0, size_t c1)
 {
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t > tiles) return;
+    const size_t plen = p.na + p.nb, kl0 = k0 - p.out0;
+    const size_t kl1 = kl0 + TILE < plen ? kl0 + TILE : plen;
+    return TileSplit{kl0, kl1, c0, kl1 == plen ? p.na : c1};
+}
+// Neither run steps back: sorted runs always give such a split.
+__device__ __forceinline__ bool split_ok(const TileSplit &s)
+{
+    return s.i0 <= s.i1 && s.kl0 - s.i0 <= s.kl1 - s.i1;
+}
+// The proportional split of output kl of a pair: floor(kl na / (na + nb)),
+// within [kl - nb, min(kl, na)] and never stepping back in a or in b.
+__device__ __forceinline__ size_t split_even(const Pair &p, size_t kl)
+{
+    const size_t plen = p.na + p.nb;
+    return plen ? (size_t)((unsigned __int128)kl * p.na / plen) : 0;
+}
+
+// One thread a tile boundary; blocks overlap by one boundary (PART_STEP a
+// block) so that each block sees both ends of every tile it checks.
+constexpr int PART_BLOCK = 256, PART_STEP = PART_BLOCK - 1;
+template <int TILE, typename U>
+__global__ void __launch_bounds__(PART_BLOCK)
+    k_partition(const U *__restrict__ a, const U *__restrict__ b, size_t na, size_t nb, size_t width, Xf<U> xf,
+                size_t tiles, size_t *__restrict__ part, unsigned *__restrict__ unsorted)
+{
+    __shared__ size_t s_c[PART_BLOCK];
+    const size_t t = (size_t)blockIdx.x * PART_STEP + threadIdx.x;
     const size_t total = width ? na : na + nb;
     const size_t k = t * TILE < total ? t * TILE : total;
     const Pair p = pair_at(k < total ? k : (total ? total - 1 : 0), na, nb, width);
-    size_t kl = k - p.out0;
-    if (kl > p.na + p.nb) kl = p.na + p.nb;
-    const U *pa = a + p.a0, *pb = b + p.b0;
-    part[t] = corank(
-        kl, [&](size_t i) { return xf.fwd(pa[i]); }, p.na, [&](size_t j) { return xf.fwd(pb[j]); }, p.nb);
+    if (t <= tiles) {
+        size_t kl = k - p.out0;
+        if (kl > p.na + p.nb) kl = p.na + p.nb;
+        const U *pa = a + p.a0, *pb = b + p.b0;
+        const size_t c = corank(
+            kl, [&](size_t i) { return xf.fwd(pa[i]); }, p.na, [&](size_t j) { return xf.fwd(pb[j]); }, p.nb);
+        s_c[threadIdx.x] = c;
+        part[t] = c;
+    }
+    __syncthreads();
+    if (threadIdx.x < PART_STEP && t < tiles) {
+        const TileSplit s = tile_split<TILE>(p, k, s_c[threadIdx.x], s_c[threadIdx.x + 1]);
+        if (!split_ok(s)) *unsorted = 1u;
+    }
 }
 
 template <class SH, typename U, typename V>
 __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ a, const V *__restrict__ av,
                                                           const U *__restrict__ b, const V *__restrict__ bv,
                                                           size_t na, size_t nb, size_t width, Xf<U> xi, Xf<U> xo,
-                                                          const size_t *__restrict__ part, U *__restrict__ out,
-                                                          V *__restrict__ outv)
+                                                          const size_t *__restrict__ part,
+                                                          const unsigned *__restrict__ unsorted,
+                                                          U *__restrict__ out, V *__restrict__ outv)
 {
     constexpr int BLOCK = SH::BLOCK, ITEMS = SH::ITEMS, TILE = SH::TILE;
     __shared__ U sk[TILE];
     __shared__ unsigned short sx[HasV<V>::value ? TILE : 1]; // source slots (values only)
+    __shared__ int s_end[BLOCK]; // where each thread's merge stopped in a
     const size_t t = blockIdx.x, k0 = t * TILE;
     const Pair p = pair_at(k0, na, nb, width);
-    const size_t kl0 = k0 - p.out0, plen = p.na + p.nb;
-    const size_t kl1 = kl0 + TILE < plen ? kl0 + TILE : plen;
-    const size_t i0 = part[t], j0 = kl0 - i0;
-    const size_t i1 = kl1 == plen ? p.na : part[t + 1], j1 = kl1 - i1;
+    const bool even = *unsorted != 0; // some tile's co-ranks step back: the proportional split
+    TileSplit sp = tile_split<TILE>(p, k0, part[t], part[t + 1]);
+    if (even) {
+        sp.i0 = split_even(p, sp.kl0);
+        sp.i1 = split_even(p, sp.kl1);
+    }
+    const size_t i0 = sp.i0, j0 = sp.kl0 - i0, i1 = sp.i1, j1 = sp.kl1 - i1;
     const int la = (int)(i1 - i0), lb = (int)(j1 - j0), cnt = la + lb;
     const U *pa = a + p.a0 + i0, *pb = b + p.b0 + j0;
     // A whole tile (every tile but the last) runs without a bounds test an
@@ -125,10 +178,12 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
         const int d = threadIdx.x * ITEMS;
         U key[ITEMS];
         [[maybe_unused]] int src[ITEMS]; // the source slot: values only (keys alone skip it)
+        int i_start = 0;
         if (WHOLE || d < cnt) {
             const U *sa = sk, *sb = sk + la;
             int i = corank(d, [&](int q) { return sa[q]; }, la, [&](int q) { return sb[q]; }, lb); // 32-bit search
             int j = d - i;
+            i_start = i;
             // The heads of both runs stay in registers: one shared load a
             // step, for the side that moved.
             U ka = i < la ? sa[i] : (U)0, kb = j < lb ? sb[j] : (U)0;
@@ -143,9 +198,13 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
                     kb = sb[j];
                 }
             }
+            s_end[threadIdx.x] = i;
         }
         __syncthreads();
-        if (WHOLE || d < cnt) {
+        // Each thread starts where the previous one stopped (always so on
+        // sorted runs); the proportional split skips the merge altogether.
+        const bool chained = !even && (!(WHOLE || d < cnt) || threadIdx.x == 0 || s_end[threadIdx.x - 1] == i_start);
+        if (chained && (WHOLE || d < cnt)) {
 #pragma unroll
             for (int q = 0; q < ITEMS; q++)
                 if (WHOLE || d + q < cnt) {
@@ -153,7 +212,19 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
                     if constexpr (HasV<V>::value) sx[d + q] = (unsigned short)src[q];
                 }
         }
-        __syncthreads();
+        if (__syncthreads_or(!chained)) {
+            // Unsorted runs: the tile's a-range, then its b-range.
+            const U *pbx = pb - la;
+#pragma unroll
+            for (int q = 0; q < ITEMS; q++) {
+                const int x = threadIdx.x + q * BLOCK;
+                if (in(x)) {
+                    sk[x] = xi.fwd((x < la ? pa : pbx)[x]);
+                    if constexpr (HasV<V>::value) sx[x] = (unsigned short)x;
+                }
+            }
+            __syncthreads();
+        }
         U *o = out + k0;
         auto store = [&](auto inv) {
 #pragma unroll
@@ -185,22 +256,26 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
     else run(std::false_type{});
 }
 
-// Queue one partitioned merge with tile shape SH: part holds tiles + 1
-// entries of scratch (mp_tiles).
+// Queue one partitioned merge with tile shape SH: part holds
+// mp_part_words(tiles) words of scratch (the co-ranks and the unsorted flag).
 template <class SH> inline size_t mp_tiles(size_t na, size_t nb, size_t width)
 {
     const size_t total = width ? na : na + nb;
     return (total + SH::TILE - 1) / SH::TILE;
 }
+inline size_t mp_part_words(size_t tiles) { return tiles + 2; }
 template <class SH, typename U, typename V>
 cupat_status merge_path(cupat_ctx *ctx, const U *a, const V *av, const U *b, const V *bv, size_t na, size_t nb,
                         size_t width, Xf<U> xi, Xf<U> xo, size_t *part, U *out, V *outv)
 {
     const size_t tiles = mp_tiles<SH>(na, nb, width);
-    k_partition<SH::TILE, U><<<grid_of(tiles + 1, 256), 256, 0, ctx->stream>>>(a, b, na, nb, width, xi, tiles, part);
+    unsigned *unsorted = (unsigned *)(part + tiles + 1);
+    CUPAT_CUDA_TRY(ctx, cudaMemsetAsync(unsorted, 0, sizeof *unsorted, ctx->stream));
+    k_partition<SH::TILE, U><<<grid_of(tiles, PART_STEP), PART_BLOCK, 0, ctx->stream>>>(a, b, na, nb, width, xi,
+                                                                                        tiles, part, unsorted);
     CUPAT_TRY(cupat__launched(ctx, "k_partition"));
     k_merge_tile<SH, U, V><<<(unsigned)tiles, SH::BLOCK, 0, ctx->stream>>>(a, av, b, bv, na, nb, width, xi, xo, part,
-                                                                          out, outv);
+                                                                          unsorted, out, outv);
     return cupat__launched(ctx, "k_merge_tile");
 }
 

@@ -75,12 +75,15 @@ static size_t corank(const mview *m, size_t k)
     return lo;
 }
 
-static void merge_range(const mview *m, size_t k0, size_t k1)
+/* Outputs [k0, k1) from a[i0, i1) and b[k0 - i0, k1 - i1): bounded by the
+ * chunk's own ranges, so that chunks whose co-ranks agree give every
+ * element once even where the runs are not sorted. */
+static void merge_range(const mview *m, size_t k0, size_t k1, size_t i0, size_t i1)
 {
     const merge_req *r = m->r;
-    size_t i = corank(m, k0), j = k0 - i, vs = r->vsize, ks = r->ksize;
+    size_t i = i0, j = k0 - i0, j1 = k1 - i1, vs = r->vsize, ks = r->ksize;
     for (size_t k = k0; k < k1; k++) {
-        int take_a = j >= r->nb || (i < r->na && !(kb(m, j) < ka(m, i)));
+        int take_a = j >= j1 || (i < i1 && !(kb(m, j) < ka(m, i)));
         const void *src = take_a ? r->a : r->b;
         const void *vsrc = take_a ? r->av : r->bv;
         size_t s = take_a ? i++ : j++;
@@ -94,16 +97,35 @@ cupat_status cupat__merge_cpu(cupat_ctx *ctx, const merge_req *r)
     mview m = {r, (int)(8 * r->ksize)};
     size_t n = r->na + r->nb;
     if (r->rung == MR_CPU_SERIAL) {
-        merge_range(&m, 0, n);
+        merge_range(&m, 0, n, 0, r->na);
         return CUPAT_SUCCESS;
     }
+    /* Every chunk's start co-ranked first. On sorted runs consecutive
+     * co-ranks never step back in a or in b; where they do (unsorted input)
+     * the chunks take the proportional split k na / n instead, which never
+     * does: every element still comes out once. */
     long long nc = (long long)((n + CHUNK - 1) / CHUNK);
+    size_t *cut = malloc(((size_t)nc + 1) * sizeof *cut);
+    if (!cut)
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: %zu bytes of host memory for the chunk co-ranks",
+                           r->fn, ((size_t)nc + 1) * sizeof *cut);
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < nc; c++) cut[c] = corank(&m, (size_t)c * CHUNK);
+    cut[nc] = r->na;
+    int stepped_back = 0;
+    for (long long c = 0; c < nc && !stepped_back; c++) {
+        size_t k0 = (size_t)c * CHUNK, k1 = k0 + CHUNK < n ? k0 + CHUNK : n;
+        stepped_back = cut[c + 1] < cut[c] || k1 - cut[c + 1] < k0 - cut[c];
+    }
+    if (stepped_back)
+        for (long long c = 0; c < nc; c++)
+            cut[c] = (size_t)((unsigned __int128)((size_t)c * CHUNK) * r->na / n);
 #pragma omp parallel for schedule(static)
     for (long long c = 0; c < nc; c++) {
         size_t k0 = (size_t)c * CHUNK, k1 = k0 + CHUNK < n ? k0 + CHUNK : n;
-        merge_range(&m, k0, k1);
+        merge_range(&m, k0, k1, cut[c], cut[c + 1]);
     }
-    (void)ctx;
+    free(cut);
     return CUPAT_SUCCESS;
 }
 

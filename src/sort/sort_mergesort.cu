@@ -38,14 +38,14 @@ template <typename U, typename V> cupat_status mergesort(cupat_ctx *ctx, const s
     Carver c{nullptr, 0};
     c.take<U>(n);
     if (HasV<V>::value) c.take<V>(n);
-    c.take<size_t>(mtiles + 1);
+    c.take<size_t>(mp_part_words(mtiles));
     void *base;
     CUPAT_TRY(cupat__scratch(ctx, c.off, &base));
     c = Carver{(char *)base, 0};
     PingPong<U, V> pp{(const U *)r->kin, (const V *)r->vin, (U *)r->kout, nullptr, (V *)r->vout, nullptr, 1 + M};
     pp.kalt = c.take<U>(n);
     if (HasV<V>::value) pp.valt = c.take<V>(n);
-    size_t *part = c.take<size_t>(mtiles + 1);
+    size_t *part = c.take<size_t>(mp_part_words(mtiles));
     CUPAT_TRY(pp.prepare(ctx, n));
     const Xf<U> user = Xf<U>::of(r->x), id = Xf<U>::identity();
     const int bits = r->hi; // whole keys: bit ranges are refused below

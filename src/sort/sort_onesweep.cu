@@ -287,8 +287,12 @@ __global__ void __launch_bounds__(BLOCK, MINB)
     // Every key of the tile has the same digit (sorted or low-entropy keys,
     // the top digits of small keys): the tile order is already the sorted
     // order, no ranking needed (Onesweep's short circuit). The test is the
-    // same in every thread, without a barrier of its own.
-    if (br.count[s_d0] == valid) {
+    // same in every thread, without a barrier of its own. The counts include
+    // a short tile's padding (digit pad_d): where the first key has that
+    // digit too, all TILE slots must, or padding would stand in for real
+    // keys of other digits and they would be written unranked.
+    const unsigned pad_d = (1u << width) - 1u;
+    if (br.count[s_d0] == (s_d0 == pad_d ? (unsigned)TILE : valid)) {
 #pragma unroll
         for (int j = 0; j < ITEMS; j++) pos[j] = e0 + j * 32;
     } else {
