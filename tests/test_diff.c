@@ -273,8 +273,8 @@ static size_t draw_n(size_t cap)
     return MIN(n, cap);
 }
 
-enum { D_RANDOM, D_EQUAL, D_FEW, D_SORTED, D_REVERSED, D_SPECIAL, D_SMALL, ND };
-static const char *const dname[ND] = {"random", "equal", "few", "sorted", "reversed", "special", "small"};
+enum { D_RANDOM, D_EQUAL, D_FEW, D_SORTED, D_REVERSED, D_SPECIAL, D_SMALL, D_ZEROS, ND };
+static const char *const dname[ND] = {"random", "equal", "few", "sorted", "reversed", "special", "small", "zeros"};
 
 /* Special values: IEEE classes for floats (numeric: no finite extremes that
  * would overflow a sum), the ends of the range for integers. */
@@ -301,6 +301,10 @@ static uint64_t special(cupat_type t, int numeric)
 static uint64_t one(cupat_type t, int d, int numeric)
 {
     if (d == D_SPECIAL && rn(2)) return special(t, numeric);
+    if (d == D_ZEROS) { /* -0 and +0 (floats), with a few other specials */
+        if (rn(8) == 0) return special(t, numeric);
+        return isf(t) && rn(2) ? (tsz(t) == 4 ? 0x80000000u : 1ull << 63) : 0;
+    }
     if (d == D_SMALL) {
         int64_t v = (int64_t)rn(17) - (isf(t) || iss(t) ? 8 : 0);
         return isf(t) ? fbits(t, v) : (uint64_t)v & tmask(t);
@@ -1061,13 +1065,14 @@ static void hist_prep_kind(int kind)
     for (size_t i = 0; i < ns; i++) {
         double v = d == 2 ? one_v : d == 1 && rn(10) ? lo + w * 0.3 : lo - w / 8 + ru() * w * 1.25;
         if (d == 3) v = lo - w / 8 + w * 1.25 * (double)i / (double)(ns ? ns : 1);
-        if (d == 4) v = lo + w * (double)rn(H.bins + 1) / (double)H.bins;
+        if (d == 4) v = lo + w * (double)rn(H.bins + 1) / (double)H.bins; /* on a bin edge */
         switch (H.st) {
         case CUPAT_HIST_U8: ((uint8_t *)H.hx)[i] = (uint8_t)(d == 0 && rn(2) ? rn(256) : (size_t)fmin(fmax(v, 0), 255)); break;
         case CUPAT_HIST_U16: ((uint16_t *)H.hx)[i] = (uint16_t)fmin(fmax(v, 0), 65535); break;
         case CUPAT_HIST_I32: ((int32_t *)H.hx)[i] = (int32_t)fmin(fmax(v, INT32_MIN), INT32_MAX); break;
         default: {
             float f = (float)v;
+            if (d == 4 && rn(2)) f = nextafterf(f, rn(2) ? INFINITY : -INFINITY); /* or next to one */
             if (d == 4 && rn(4) == 0) f = test_bits_f32((uint32_t)special(CUPAT_F32, 0));
             ((float *)H.hx)[i] = f;
         }
@@ -1209,7 +1214,10 @@ static void reduce_run(const rung *r)
     if (R.op == CUPAT_OP_SUM && isf(t)) {
         double u = unit(t), m = (double)MAX(R.n, (size_t)1);
         int comp = strstr(r->name, "compensated") != NULL;
-        /* Sum2 / Dot2 (cupat.h): u |s| + gamma(n)^2 sum|x|; else any order: gamma(n) sum|x| */
+        /* Sum2 / Dot2 (cupat.h): u |s| + gamma(n)^2 sum|x|; the CUDA default
+         * sum: (n / (threads x 16) + 30) u sum|x| <= gamma(n / 16 + 30) sum|x|;
+         * else any order: gamma(n) sum|x| */
+        if (!R.dot && is_cuda() && (!r->v || r->v->is_default)) m = MIN(m, (double)(R.n / 16) + 30);
         long double tol = comp ? u * fabsl(R.want) + gam(m, u) * gam(m, u) * R.a.abs : gam(m, u) * R.a.abs;
         if (R.dot) tol += m * (t == CUPAT_F32 ? FLT_TRUE_MIN : DBL_TRUE_MIN); /* underflow of products */
         tol += ref_err(&R.a);
