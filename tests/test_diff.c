@@ -73,13 +73,29 @@ static int verdict(int ok, const rung *r, const char *what, size_t i, const char
     return ok;
 }
 
+/* Refusals by rung (pattern, name, count). */
+static struct {
+    const char *pattern, *name;
+    long n;
+} g_ref[64];
 static long g_refused;
+static void refused(const rung *r)
+{
+    g_refused++;
+    for (int i = 0; i < 64; i++)
+        if (!g_ref[i].name || (g_ref[i].name == r->v->name && g_ref[i].pattern == r->v->pattern)) {
+            g_ref[i].pattern = r->v->pattern;
+            g_ref[i].name = r->v->name;
+            g_ref[i].n++;
+            return;
+        }
+}
 /* 1: the call succeeded, check its output. */
 static int status_ok(cupat_status s, const rung *r)
 {
     if (s == CUPAT_SUCCESS) return 1;
     if (s == CUPAT_ERROR_NOT_SUPPORTED && r->v && !r->v->is_default) {
-        g_refused++;
+        refused(r);
         return 0;
     }
     verdict(0, r, "status", 0, fmt("%s (%s)", cupat_status_string(s), cupat_last_error(ctx)), "CUPAT_SUCCESS");
@@ -251,7 +267,12 @@ static void sort_in_place(cupat_type t, void *h, size_t n, int desc)
 
 /* ------------------------------------------------------------- drawing -- */
 
-static size_t g_cap; /* largest size a case draws */
+/* Largest size a case draws: CPU 10^5; CUDA 2^18, but 10^7 in one case of
+ * LARGE_EVERY ("large" in its parameters), whose sizes are then mostly
+ * beyond 10^5. */
+#define LARGE_EVERY 200
+static size_t g_cap;
+static int g_large;
 static size_t draw_n(size_t cap)
 {
     static const size_t e[] = {0,    1,    2,    3,    5,    7,    8,     15,    16,    17,    31,   32,   33,
@@ -259,6 +280,7 @@ static size_t draw_n(size_t cap)
                                768,  769,  1023, 1024, 1025, 2047, 2048,  2049,  3071,  3072,  3073, 4095, 4096,
                                4097, 6143, 6144, 6145, 8191, 8192, 8193, 12287, 12288, 12289, 16383, 16384, 16385};
     size_t n, r = rn(64);
+    if (g_large && cap > 100000 && rn(2)) r = 64;
     if (r < 24) n = e[rn(sizeof e / sizeof *e)];
     else if (r < 30) n = 7680 + rn(17) - 8;
     else if (r < 36) n = 8832 + rn(17) - 8;
@@ -267,9 +289,8 @@ static size_t draw_n(size_t cap)
         while (((size_t)2 << p) <= cap) p++;
         n = ((size_t)1 << (1 + rn((size_t)p))) + rn(5) - 2;
     } else if (r < 56) n = rn(5000);
-    else if (r < 63 || !is_cuda()) n = rn(MIN(cap, (size_t)1 << 17) + 1);
-    else if (rn(4)) n = rn((size_t)1 << 20);
-    else n = (size_t)exp(log(1e5) + ru() * (log((double)cap) - log(1e5))); /* CUDA: up to cap */
+    else if (r < 64) n = rn(cap + 1);
+    else n = (size_t)exp(log(1e5) + ru() * (log((double)cap) - log(1e5)));
     return MIN(n, cap);
 }
 
@@ -1278,7 +1299,7 @@ static void spmv_prep(void)
     P.it = rn(2) ? CUPAT_I32 : CUPAT_I64;
     cupat_type vt = P.vt = rn(2) ? CUPAT_F32 : CUPAT_F64;
     int shape = (int)rn(7);
-    size_t cap = g_cap / 4 + 1;
+    size_t cap = g_cap / 4 + 1; /* nonzeros */
     P.rows = shape == 6 ? rn(2) * draw_n(1000) : shape == 5 ? 1 + rn(200) : draw_n(MIN(cap, is_cuda() ? 1000000 : 20000));
     P.cols = shape == 6 ? (P.rows ? 0 : draw_n(1000)) : shape == 5 ? 1 + rn(200) : rn(2) ? P.rows : 1 + draw_n(cap);
     size_t k = (size_t[]){1, 4, 16, 64}[rn(4)], huge = rn(P.rows ? P.rows : 1);
@@ -1377,7 +1398,7 @@ static void spmv_run(const rung *r)
     else put(P.dy, P.hy, P.rows * ts);
     cupat_status s = cupat_spmv(ctx, P.A, P.alpha, P.dx, P.beta, P.dy);
     if (s == CUPAT_ERROR_SIZE && r->v && ell_too_big() && (strncmp(r->name, "ell", 3) == 0 || !strcmp(r->name, "hyb"))) {
-        g_refused++;
+        refused(r);
         return;
     }
     if (!status_ok(s, r)) return;
@@ -1438,7 +1459,7 @@ static void bfs_prep(void)
 {
     int shape = (int)rn(7);
     size_t cap = is_cuda() ? MIN(g_cap, (size_t)4000000) : MIN(g_cap, (size_t)20000);
-    size_t n = 1 + draw_n(cap / 4), m = 0;
+    size_t n = 1 + draw_n(shape == 1 ? 4096 : cap / 4), m = 0; /* a chain: a host wait a level */
     int64_t *e = NULL;
     if (shape == 3) {
         int scale = 1 + (int)rn(is_cuda() ? 17 : 11), ef = (int)(size_t[]){1, 4, 16}[rn(3)];
@@ -1634,6 +1655,9 @@ static void run_case(family *f, long long k)
     t_rng_state = (g_seed + 1) * 0x9E3779B97F4A7C15ull ^ ((uint64_t)k + 1) * 0xD1B54A32D192ED03ull;
     test_rand();
     g_poison = rn(3) ? 0xA5 : 0xFF;
+    g_large = is_cuda() && !t_small && rn(LARGE_EVERY) == 0;
+    g_cap = t_small ? 5000 : !is_cuda() ? 100000 : g_large ? 10000000 : (size_t)1 << 18;
+    if (g_large) par("large: ");
     f->prep();
     rung rs[64];
     size_t nr = rungs_of(f->pattern, rs);
@@ -1688,7 +1712,6 @@ int main(int argc, char **argv)
         }
         return test_finish(ctx);
     }
-    g_cap = t_small ? 5000 : is_cuda() ? 10000000 : 100000;
     if (ncases < 0) ncases = t_small ? 200 : is_cuda() ? 10000 : 2000;
     long long k0 = only_case >= 0 ? only_case : 0, k1 = only_case >= 0 ? only_case : ncases - 1;
     printf("diff: backend %s, seed %llu, cases %lld..%lld%s%s\n", cupat_backend_name(t_backend),
@@ -1700,7 +1723,9 @@ int main(int argc, char **argv)
     for (size_t f = 0; f < NFAM; f++)
         if (fams[f].cases)
             printf("  %-15s %6ld cases %7ld runs %7.2f s\n", fams[f].name, fams[f].cases, fams[f].runs, fams[f].secs);
-    printf("refused (NOT_SUPPORTED from a pinned rung): %ld runs; %.1f s\n", g_refused, now() - t0);
+    printf("refused by a pinned rung (NOT_SUPPORTED; spmv's ELL rungs: SIZE): %ld runs", g_refused);
+    for (int i = 0; i < 64 && g_ref[i].name; i++) printf("%s %s/%s %ld", i ? "," : ":", g_ref[i].pattern, g_ref[i].name, g_ref[i].n);
+    printf("\n%.1f s\n", now() - t0);
     int rc = test_finish(ctx);
     printf("diff: %lld cases (seed %llu, cases %lld..%lld), %ld mismatches\n", k1 - k0 + 1, (unsigned long long)g_seed,
            k0, k1, g_mismatch);
