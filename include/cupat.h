@@ -1067,19 +1067,28 @@ cupat_status cupat_spmv(cupat_ctx *ctx, const cupat_sparse *A, double alpha, con
 /* Conjugate gradient with a Jacobi (diagonal) preconditioner for a
  * symmetric positive-definite A (pattern "cg"): solves A x = b from the
  * initial guess in x. b, x: rows elements of A's value type (backend
- * memory), A square. Stops when ||r_k||_2 <= rtol ||b||_2 or after max_iter
- * iterations. residuals (host memory, may be NULL) receives
- * ||r_k||_2 / ||b||_2 for k = 0 .. iterations, at most history_len values.
+ * memory), A square. Converged means the true residual meets rtol:
+ * ||b - A x||_2 <= rtol ||b||_2, recomputed from x (never the recurrence's
+ * r_k alone, which rounding lets drift far below it, in f32 most of all).
+ * The true residual is recomputed every 50 iterations and whenever the
+ * recurrence falls below rtol, and replaces r_k (residual replacement).
+ * Stops when it meets rtol, after max_iter iterations, or when the
+ * recurrence has twice claimed convergence without the true residual
+ * halving: the value type cannot attain rtol on this system (converged = 0,
+ * residual = what it attained; f64 reaches about 1e-15 times the condition
+ * number, f32 1e-7 times). residuals (host memory; NULL only with
+ * history_len 0) receives ||r_k||_2 / ||b||_2 for k = 0 .. iterations, at
+ * most history_len values, the true residual at each check.
  * flags: CUPAT_CG_JACOBI (default) or CUPAT_CG_NONE (plain CG). A diagonal
  * entry <= 0 or p.Ap <= 0 proves A not SPD: CUPAT_ERROR_INVALID_VALUE. Not
- * converging within max_iter is a success with converged = 0. b == 0 gives
- * x = 0 at once. Waits for the result (one small copy an iteration). */
+ * converging is a success with converged = 0. b == 0 gives x = 0 at once.
+ * Waits for the result (one small copy an iteration). */
 #define CUPAT_CG_JACOBI 0u
 #define CUPAT_CG_NONE 1u
 typedef struct cupat_cg_result {
     size_t iterations; /* CG steps taken                              */
-    double residual;   /* final ||r||_2 / ||b||_2 (recomputed r = b - Ax) */
-    int converged;     /* 1 when residual <= rtol was reached         */
+    double residual;   /* final ||b - Ax||_2 / ||b||_2, recomputed      */
+    int converged;     /* 1 exactly when residual <= rtol               */
 } cupat_cg_result;
 cupat_status cupat_cg(cupat_ctx *ctx, const cupat_sparse *A, const void *b, void *x,
                       double rtol, size_t max_iter, unsigned flags, double *residuals,

@@ -720,13 +720,76 @@ static void test_mm_malformed(cupat_ctx *ctx)
 }
 
 /* ------------------------------------------------------------------ CG -- */
+/* ||b - A x|| / ||b|| on the host, in f64, for A of any handle. */
+static double host_residual(cupat_ctx *ctx, const cupat_sparse *A, cupat_type vt, const void *hb, const void *hx)
+{
+    cupat_sparse_info in;
+    CHECK_OK(ctx, cupat_sparse_get_info(ctx, A, &in));
+    int32_t *rp = test_xmalloc((in.rows + 1) * 4), *ci = test_xmalloc((in.nnz ? in.nnz : 1) * 4);
+    void *va = test_xmalloc((in.nnz ? in.nnz : 1) * cupat_type_size(vt));
+    CHECK_OK(ctx, cupat_sparse_get_csr(ctx, A, rp, ci, va));
+    double rr = 0, bb = 0;
+    for (size_t i = 0; i < in.rows; i++) {
+        double ax = 0;
+        for (int32_t k = rp[i]; k < rp[i + 1]; k++) ax += getv(va, (size_t)k, vt) * getv(hx, (size_t)ci[k], vt);
+        double r = getv(hb, i, vt) - ax;
+        rr += r * r;
+        bb += getv(hb, i, vt) * getv(hb, i, vt);
+    }
+    free(rp);
+    free(ci);
+    free(va);
+    return sqrt(rr / bb);
+}
+
+/* "Converged" must mean the true residual met rtol. f32 CG on a 2D Poisson
+ * of 256^2 at rtol 1e-6 was reported converged (its recurrence residual fell
+ * below 1e-6) with ||b - Ax|| / ||b|| at 2.6e-2; f32 cannot go below about
+ * 4e-3 there. Now: converged only where the host's f64 residual of the
+ * returned x meets rtol, the reported residual is that one, and CG stops
+ * once the true residual stalls instead of running to max_iter. */
+static void test_cg_truth(cupat_ctx *ctx)
+{
+    cupat_type vts[2] = {CUPAT_F32, CUPAT_F64};
+    for (int t = 0; t < 2; t++) {
+        cupat_type vt = vts[t];
+        size_t vs = cupat_type_size(vt), g = t_small ? 64 : 256, n = g * g, max_iter = 20000;
+        double rtol = 1e-6;
+        cupat_sparse *A = NULL;
+        CHECK_OK(ctx, cupat_sparse_generate(ctx, &A, CUPAT_GEN_POISSON2D, g, 0, 1, CUPAT_I32, vt));
+        if (!A) continue;
+        void *hb = test_xmalloc(n * vs), *hx = test_xmalloc(n * vs);
+        for (size_t i = 0; i < n; i++) setv(hb, i, vt, 1.0);
+        void *db = test_upload(ctx, hb, n * vs), *dx = test_dalloc(ctx, n * vs);
+        CHECK_OK(ctx, cupat_memset(ctx, dx, 0, n * vs));
+        cupat_cg_result res;
+        CHECK_OK(ctx, cupat_cg(ctx, A, db, dx, rtol, max_iter, CUPAT_CG_JACOBI, NULL, 0, &res));
+        test_download(ctx, hx, dx, n * vs);
+        double tr = host_residual(ctx, A, vt, hb, hx);
+        const char *tag = fmt("%s CG Poisson %zu^2 rtol %g", cupat_type_name(vt), g, rtol);
+        CHECK(!res.converged || tr <= 1.1 * rtol, "%s: converged with true residual %g", tag, tr);
+        CHECK(fabs(res.residual - tr) <= 0.2 * tr, "%s: reported residual %g, true %g", tag, res.residual, tr);
+        if (vt == CUPAT_F64) CHECK(res.converged, "%s: f64 not converged (%g)", tag, tr);
+        if (!res.converged)
+            CHECK(res.iterations < max_iter / 4, "%s: ran %zu iterations past a stalled residual %g", tag,
+                  res.iterations, tr);
+        cupat_free(ctx, db);
+        cupat_free(ctx, dx);
+        free(hb);
+        free(hx);
+        cupat_sparse_destroy(ctx, A);
+    }
+}
+
 static void test_cg(cupat_ctx *ctx)
 {
     cupat_type vts[2] = {CUPAT_F64, CUPAT_F32};
     for (int t = 0; t < 2; t++) {
         cupat_type vt = vts[t];
         size_t vs = cupat_type_size(vt), g = t_small ? 16 : 48, n = g * g;
-        double rtol = vt == CUPAT_F64 ? 1e-10 : 1e-5;
+        /* f32 attains about 8e-5 here (48^2; the rounding floor, eps times
+         * the condition number): ask for what it can reach */
+        double rtol = vt == CUPAT_F64 ? 1e-10 : 5e-4;
         cupat_sparse *A = NULL;
         CHECK_OK(ctx, cupat_sparse_generate(ctx, &A, CUPAT_GEN_POISSON2D, g, 0, 1, CUPAT_I32, vt));
         if (!A) continue;
@@ -769,11 +832,11 @@ static void test_cg(cupat_ctx *ctx)
             bb += getv(hb, i, vt) * getv(hb, i, vt);
         }
         double tr = sqrt(rr / bb);
-        /* the reported residual is the recursive one: in f32 it drifts from the
-         * true one by rounding (1.0% seen on the H100 at rtol 1e-5), so 5% */
-        CHECK(tr <= (vt == CUPAT_F64 ? 10 * rtol : 20 * rtol) &&
-                  fabs(tr - res.residual) <= (vt == CUPAT_F64 ? 0.01 : 0.05) * tr + 1e-12,
-              "%s true residual %g, reported %g", cupat_type_name(vt), tr, res.residual);
+        /* converged means the true residual met rtol; the reported one is the
+         * true one computed in the value type (f32: rounding of A x, a few
+         * percent at this level) */
+        CHECK(tr <= 1.1 * rtol && fabs(tr - res.residual) <= (vt == CUPAT_F64 ? 1e-3 : 0.1) * tr + 1e-12,
+              "%s true residual %g, reported %g (rtol %g)", cupat_type_name(vt), tr, res.residual, rtol);
         /* plain CG agrees in iterations on Poisson (constant diagonal) within a few */
         cupat_cg_result r2;
         CHECK_OK(ctx, cupat_memset(ctx, dx, 0, n * vs));
@@ -920,6 +983,8 @@ static void test_bad_args(cupat_ctx *ctx)
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "rtol", cupat_cg(ctx, A, d, d + 4, -1, 10, 0, hist, 4, &res));
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "rtol", cupat_cg(ctx, A, d, d + 4, NAN, 10, 0, hist, 4, &res));
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "flags", cupat_cg(ctx, A, d, d + 4, 1e-6, 10, 5, hist, 4, &res));
+    CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "residuals is NULL with history_len = 4",
+                cupat_cg(ctx, A, d, d + 4, 1e-6, 10, 0, NULL, 4, &res));
     CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "b", cupat_cg(ctx, A, NULL, d + 4, 1e-6, 10, 0, hist, 4, &res));
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "x", cupat_cg(ctx, A, d, d + 1, 1e-6, 10, 0, hist, 4, &res));
     if (t_backend == CUPAT_BACKEND_CUDA)
@@ -1084,6 +1149,7 @@ int main(int argc, char **argv)
     test_rungs(ctx);
     if (!t_small) test_sell_refusal(ctx);
     test_cg(ctx);
+    test_cg_truth(ctx);
     if (large) test_large(ctx);
     return test_finish(ctx);
 }

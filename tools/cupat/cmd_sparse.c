@@ -239,6 +239,10 @@ static int sparse_main(int argc, char **argv, int cg)
                cupat_backend_name(cupat_get_backend(ctx)),
                res.converged ? "converged" : "NOT converged", res.iterations, res.residual, t * 1e3,
                res.iterations ? t * 1e3 / (double)res.iterations : 0.0);
+        if (!res.converged && res.iterations < (size_t)max_iter)
+            printf("cg: the true residual stopped falling at %.3e, above rtol %.1e: beyond what %s "
+                   "attains on this system%s\n",
+                   res.residual, rtol, f64 ? "f64" : "f32", f64 ? "" : " (try --f64)");
         free(hist);
         rc = res.converged ? 0 : 1;
         goto done;
