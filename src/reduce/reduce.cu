@@ -1005,6 +1005,19 @@ struct Carve {
     size_t take(size_t bytes) { size_t o = off; off = align_up(off + bytes, 256); return o; }
 };
 
+// The single-pass rungs' trees on integer keys: float min/max on order
+// keys (MinMaxKeyF), f32 argmin/argmax below 2^32 elements on packed
+// (key, index) words (ArgPackF32); other calls on op OP itself. Apart from
+// Run: only its reduce paths name these, and as members of Run every dot
+// instantiation (DOT = 1) drew nvcc's warning #177 ("declared but never
+// referenced") for each; this struct is instantiated only where one is used.
+template <typename T, int OP, int DOT> struct KeyForm {
+    static constexpr bool FLT = std::is_floating_point<T>::value && !DOT;
+    static constexpr bool PACKS = std::is_same<T, float>::value && !DOT && (OP == OP_ARGMIN || OP == OP_ARGMAX);
+    static constexpr int OPP = !PACKS ? OP : OP == OP_ARGMIN ? OP_ARGMIN_P : OP_ARGMAX_P;
+    static constexpr int OPK = !FLT ? OP : OP == OP_MIN ? OP_MIN_K : OP == OP_MAX ? OP_MAX_K : OPP;
+};
+
 // Everything one call needs, worked out before the single cupat__scratch.
 template <typename T, int OP, int DOT> struct Run {
     typedef Red<T, OP> R;
@@ -1069,19 +1082,14 @@ template <typename T, int OP, int DOT> struct Run {
         k_acc<RR><<<G2, BS, 0, ctx->stream>>>(part, G, gs2, out);
         return launched("k_acc (final pass)");
     }
-    // The single-pass rungs' trees on integer keys: float min/max on order
-    // keys (MinMaxKeyF), f32 argmin/argmax below 2^32 elements on packed
-    // (key, index) words (ArgPackF32); other calls on op OP itself.
-    static constexpr bool FLT = std::is_floating_point<T>::value && !DOT;
-    static constexpr bool PACKS = std::is_same<T, float>::value && !DOT && (OP == OP_ARGMIN || OP == OP_ARGMAX);
-    static constexpr int OPP = !PACKS ? OP : OP == OP_ARGMIN ? OP_ARGMIN_P : OP_ARGMAX_P;
-    static constexpr int OPK = !FLT ? OP : OP == OP_MIN ? OP_MIN_K : OP == OP_MAX ? OP_MAX_K : OPP;
-    bool packs() const { return PACKS && n <= 0xffffffffull; }
+    typedef KeyForm<T, OP, DOT> KF;
+    bool packs() const { return KF::PACKS && n <= 0xffffffffull; }
     cupat_status decoupled()
     {
-        if constexpr (OPK == OP_MIN_K || OPK == OP_MAX_K) return stream<16 / sizeof(T), OPK, FIN_DECOUPLED>(true);
-        if constexpr (PACKS)
-            if (packs()) return stream<16 / sizeof(T), OPP, FIN_DECOUPLED>(true);
+        if constexpr (KF::OPK == OP_MIN_K || KF::OPK == OP_MAX_K)
+            return stream<16 / sizeof(T), KF::OPK, FIN_DECOUPLED>(true);
+        if constexpr (KF::PACKS)
+            if (packs()) return stream<16 / sizeof(T), KF::OPP, FIN_DECOUPLED>(true);
         return stream<16 / sizeof(T), OP, FIN_DECOUPLED>(true);
     }
 
@@ -1113,10 +1121,10 @@ template <typename T, int OP, int DOT> struct Run {
             return cupat__fail(ctx, CUPAT_ERROR_INTERNAL, "%s: even_share is not a dot rung", r->fn);
         } else {
             const reduce_even_cfg c = even_cfg();
-            if constexpr (PACKS)
+            if constexpr (KF::PACKS)
                 if (packs())
                     return even_t<CUPAT_REDUCE_EVEN_BLOCK, CUPAT_REDUCE_EVEN_LOADS,
-                                  CUPAT_REDUCE_EVEN_HINT, OPP>(c.sub);
+                                  CUPAT_REDUCE_EVEN_HINT, KF::OPP>(c.sub);
 #define EVEN_RUN(B, U, H) return even_t<B, U, H>(c.sub)
             EVEN_DISPATCH(T, OP, c, EVEN_RUN);
 #undef EVEN_RUN
