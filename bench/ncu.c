@@ -325,10 +325,12 @@ int bench_ncu_parse(const char *text, bench_ncu *out)
 
 /* ------------------------------------------------------------ finding -- */
 
+/* p is never NULL here (a test for it made GCC take the path buffer for a
+ * possible NULL and warn at every snprintf into it: -Wformat-truncation). */
 static int executable(const char *p)
 {
     struct stat st;
-    return p && *p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+    return *p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
 int bench_ncu_find(char *path, size_t path_len, char *looked, size_t looked_len)
