@@ -73,9 +73,15 @@ extern "C" int bench_cub_hist_range(const float *x, size_t n, int bins, const fl
 extern "C" int bench_cub_hist_rgb(const uint8_t *x, size_t pixels, unsigned *counts, void *temp,
                                   size_t *temp_bytes, cupat_stream s)
 {
+#if CCCL_MAJOR_VERSION >= 3 // CUB 3 deprecates the C-array overload for this one
+    ::cuda::std::array<unsigned *, 3> h = {counts, counts + 256, counts + 512};
+    ::cuda::std::array<int, 3> levels = {257, 257, 257};
+    ::cuda::std::array<unsigned, 3> lo = {0, 0, 0}, hi = {256, 256, 256};
+#else
     unsigned *h[3] = {counts, counts + 256, counts + 512};
     int levels[3] = {257, 257, 257};
     unsigned lo[3] = {0, 0, 0}, hi[3] = {256, 256, 256};
+#endif
     return (int)cub::DeviceHistogram::MultiHistogramEven<3, 3>(temp, *temp_bytes, x, h, levels, lo, hi,
                                                                (int64_t)pixels, (cudaStream_t)s);
 }
