@@ -1068,8 +1068,9 @@ cupat_status cupat_spmv(cupat_ctx *ctx, const cupat_sparse *A, double alpha, con
  * symmetric positive-definite A (pattern "cg"): solves A x = b from the
  * initial guess in x. b, x: rows elements of A's value type (backend
  * memory), A square. Converged means the true residual meets rtol:
- * ||b - A x||_2 <= rtol ||b||_2, recomputed from x (never the recurrence's
- * r_k alone, which rounding lets drift far below it, in f32 most of all).
+ * ||b - A x||_2 <= rtol ||b||_2, recomputed from x with each row summed in
+ * f64 (never the recurrence's r_k alone, which rounding lets drift far
+ * below it, in f32 most of all).
  * The true residual is recomputed every 50 iterations and whenever the
  * recurrence falls below rtol, and replaces r_k (residual replacement).
  * Stops when it meets rtol, after max_iter iterations, or when the

@@ -691,19 +691,17 @@ cupat_status cupat_spmv(cupat_ctx *ctx, const cupat_sparse *A, double alpha, con
 
 /* ----------------------------------------------------------------- cg -- */
 
-/* r = b - A x, z = M^-1 r and their products r.z, r.r in sc: the true
- * residual, at the start, at each check and at the end. */
-static cupat_status cg_residual(cupat_ctx *ctx, const char *fn, const cupat_sparse *A, int rung,
-                                const void *b, const void *x, void *r, void *z, const void *dinv,
-                                double *sc)
+/* r = b - A x (rows summed in f64: the residual of the x in hand, not one
+ * more rounding of it), z = M^-1 r, and r.z, ||b - A x||^2 in sc: at the
+ * start, at each check and at the end. */
+static cupat_status cg_residual(cupat_ctx *ctx, const cupat_sparse *A, const void *b,
+                                const void *x, void *r, void *z, const void *dinv, double *sc)
 {
     size_t n = A->rows;
     cupat_type vt = A->vtype;
-    CUPAT_TRY(cupat_memcpy(ctx, r, b, n * A->vsz));
-    CUPAT_TRY(spmv_run(ctx, fn, A, rung, -1.0, x, 1.0, r));
+    CUPAT_TRY(SP_STEP(ctx, residual, A, b, x, r, sc, CG_RR));
     CUPAT_TRY(SP_STEP(ctx, scale, n, vt, dinv, r, z));
-    CUPAT_TRY(SP_STEP(ctx, dot, n, vt, r, z, sc, CG_RZ));
-    return SP_STEP(ctx, dot, n, vt, r, r, sc, CG_RR);
+    return SP_STEP(ctx, dot, n, vt, r, z, sc, CG_RZ);
 }
 
 /* The recurrence r_k = r_{k-1} - alpha A p drifts from b - A x_k by
@@ -780,7 +778,7 @@ cupat_status cupat_cg(cupat_ctx *ctx, const cupat_sparse *A, const void *b, void
                         fn, (unsigned long long)(bad - 1));
     /* r = b - A x, z = M^-1 r, p = z */
     if (!s) s = SP_STEP(ctx, dot, n, vt, b, b, sc, CG_BB);
-    if (!s) s = cg_residual(ctx, fn, A, rung, b, x, r, z, dinv, sc);
+    if (!s) s = cg_residual(ctx, A, b, x, r, z, dinv, sc);
     if (!s) s = SP_STEP(ctx, cg_dir, n, vt, z, p, sc, 1);
     if (!s) s = cupat_memcpy(ctx, hs, sc, sizeof hs);
     if (!s) s = cupat_sync(ctx);
@@ -817,7 +815,7 @@ cupat_status cupat_cg(cupat_ctx *ctx, const cupat_sparse *A, const void *b, void
         }
         res = sqrt(hs[CG_RR]) / bn;
         if (res <= rtol || k % CG_CHECK_EVERY == 0 || k == max_iter) {
-            s = cg_residual(ctx, fn, A, rung, b, x, r, z, dinv, sc);
+            s = cg_residual(ctx, A, b, x, r, z, dinv, sc);
             if (!s) s = cupat_memcpy(ctx, hs, sc, sizeof hs);
             if (!s) s = cupat_sync(ctx);
             if (s) break;
@@ -838,7 +836,7 @@ cupat_status cupat_cg(cupat_ctx *ctx, const cupat_sparse *A, const void *b, void
         if (k < max_iter) s = SP_STEP(ctx, cg_dir, n, vt, z, p, sc, 0);
     }
     if (!s && !fresh) {
-        s = cg_residual(ctx, fn, A, rung, b, x, r, z, dinv, sc);
+        s = cg_residual(ctx, A, b, x, r, z, dinv, sc);
         if (!s) s = cupat_memcpy(ctx, hs, sc, sizeof hs);
         if (!s) s = cupat_sync(ctx);
         if (!s) truth = sqrt(hs[CG_RR]) / bn;

@@ -287,6 +287,35 @@ cupat_status cupat__sp_dot_cpu(cupat_ctx *ctx, size_t n, cupat_type vt, const vo
     return CUPAT_SUCCESS;
 }
 
+cupat_status cupat__sp_residual_cpu(cupat_ctx *ctx, const cupat_sparse *A, const void *b,
+                                    const void *x, void *r, double *s, int slot)
+{
+    size_t n = A->rows, nc = (n + CHUNK - 1) / CHUNK;
+    double *part = malloc((nc ? nc : 1) * sizeof *part);
+    if (!part)
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "cupat_cg: %zu bytes of host memory for the residual's partial sums",
+                           (nc ? nc : 1) * sizeof *part);
+#pragma omp parallel for schedule(static)
+    for (size_t c = 0; c < nc; c++) {
+        double rr = 0.0;
+        size_t e = (c + 1) * CHUNK < n ? (c + 1) * CHUNK : n;
+        for (size_t i = c * CHUNK; i < e; i++) {
+            double acc = sp_getv(b, i, A->vtype);
+            for (int64_t k = GI(A->row_ptr, i); k < GI(A->row_ptr, i + 1); k++)
+                acc -= GV(A->val, (size_t)k) * sp_getv(x, (size_t)GI(A->col, (size_t)k), A->vtype);
+            sp_setv(r, i, A->vtype, acc);
+            rr += acc * acc;
+        }
+        part[c] = rr;
+    }
+    double rr = 0.0;
+    for (size_t c = 0; c < nc; c++) rr += part[c];
+    free(part);
+    s[slot] = rr;
+    return CUPAT_SUCCESS;
+}
+
 cupat_status cupat__sp_scale_cpu(cupat_ctx *ctx, size_t n, cupat_type vt, const void *dinv,
                                  const void *r, void *z)
 {

@@ -193,6 +193,10 @@ SP_STEP_DECL(diag_inv, const cupat_sparse *A, int jacobi, void *dinv, uint64_t *
 /* s[slot] = sum a_i b_i in f64, in a fixed order. Stream-ordered (s is
  * backend memory). */
 SP_STEP_DECL(dot, size_t n, cupat_type vt, const void *a, const void *b, double *s, int slot)
+/* CG's true residual: r = b - A x from A's CSR, each row summed in f64 and
+ * rounded once; s[slot] = ||b - A x||^2 of the unrounded rows, in f64. */
+SP_STEP_DECL(residual, const cupat_sparse *A, const void *b, const void *x, void *r, double *s,
+             int slot)
 /* z = dinv * r */
 SP_STEP_DECL(scale, size_t n, cupat_type vt, const void *dinv, const void *r, void *z)
 /* alpha = s[RZ] / s[PQ]; x += alpha p; r -= alpha q; z = dinv r;

@@ -303,6 +303,23 @@ template <typename V> __global__ void k_dot(size_t n, const V *a, const V *b, do
     if (threadIdx.x == 0) part[blockIdx.x] = acc;
 }
 
+// b - A x a row, summed in f64 (one thread a row: CG calls this every 50
+// iterations, for the truth of the residual, not its speed).
+template <typename I, typename V>
+__global__ void k_residual(size_t rows, const I *rp, const I *col, const V *val, const V *b, const V *x, V *r,
+                           double *part)
+{
+    double rr = 0.0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < rows; i += (size_t)gridDim.x * blockDim.x) {
+        double acc = (double)b[i];
+        for (int64_t k = rp[i]; k < (int64_t)rp[i + 1]; k++) acc -= (double)val[k] * (double)x[col[k]];
+        r[i] = (V)acc;
+        rr += acc * acc;
+    }
+    rr = cupat_dev::block_reduce<BLOCK>(rr, OpSum());
+    if (threadIdx.x == 0) part[blockIdx.x] = rr;
+}
+
 template <typename V> __global__ void k_scale(size_t n, const V *dinv, const V *r, V *z)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
@@ -580,6 +597,24 @@ cupat_status cupat__sp_dot_cuda(cupat_ctx *ctx, size_t n, cupat_type vt, const v
         using V = decltype(v0);
         k_dot<V><<<g, BLOCK, 0, ctx->stream>>>(n, (const V *)a, (const V *)b, (double *)p);
         return LAUNCHED("k_dot");
+    }));
+    k_fold<<<1, BLOCK, 0, ctx->stream>>>((const double *)p, (int)g, s, slot, nullptr, 0, 0);
+    return LAUNCHED("k_fold");
+}
+
+cupat_status cupat__sp_residual_cuda(cupat_ctx *ctx, const cupat_sparse *A, const void *b, const void *x, void *r,
+                                    double *s, int slot)
+{
+    void *p;
+    CUPAT_TRY(cupat__scratch(ctx, DOT_GRID_MAX * sizeof(double), &p));
+    unsigned g = dot_grid(A->rows);
+    CUPAT_TRY(dispatch(A->itype, A->vtype, [&](auto i0, auto v0) {
+        using I = decltype(i0);
+        using V = decltype(v0);
+        k_residual<I, V><<<g, BLOCK, 0, ctx->stream>>>(A->rows, (const I *)A->row_ptr, (const I *)A->col,
+                                                       (const V *)A->val, (const V *)b, (const V *)x, (V *)r,
+                                                       (double *)p);
+        return LAUNCHED("k_residual");
     }));
     k_fold<<<1, BLOCK, 0, ctx->stream>>>((const double *)p, (int)g, s, slot, nullptr, 0, 0);
     return LAUNCHED("k_fold");
