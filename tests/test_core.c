@@ -103,6 +103,66 @@ static void test_memory(cupat_ctx *ctx)
     CHECK_OK(ctx, cupat_free(ctx, d2));
 }
 
+/* cupat_free of what is not a live cupat_malloc block, and copies between
+ * overlapping ranges: refused with a status and a message, the context
+ * still usable (the CPU backend once passed such pointers to free(), which
+ * aborted the process; a CUDA error from cudaFree must not stick). */
+static void test_bad_free_and_overlap(cupat_ctx *ctx)
+{
+    const int cuda = cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA;
+    unsigned char *p = NULL;
+    CHECK_OK(ctx, cupat_malloc(ctx, (void **)&p, 64));
+    CHECK_OK(ctx, cupat_free(ctx, p));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, fmt("ptr = %p is not live memory", (void *)p),
+                cupat_free(ctx, p)); /* twice */
+    if (cuda) CHECK(cudaGetLastError() == cudaSuccess, "a refused cudaFree left an error");
+    void *h = malloc(64); /* host memory cupat_malloc never gave */
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live memory from cupat_malloc",
+                cupat_free(ctx, h));
+    free(h);
+    int local;
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live memory", cupat_free(ctx, &local));
+    CHECK_OK(ctx, cupat_malloc(ctx, (void **)&p, 64));
+    if (!cuda) /* inside a live block: only the CPU's set knows (cudaFree may differ by driver) */
+        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live memory", cupat_free(ctx, p + 8));
+    CHECK_OK(ctx, cupat_sync(ctx)); /* still usable */
+
+    /* A cleanup path's free keeps the failure's message. */
+    void *q = NULL;
+    CHECK_OK(ctx, cupat_malloc(ctx, &q, 32));
+    CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "dst is NULL", cupat_memcpy(ctx, NULL, p, 4));
+    cupat__release(ctx, q);
+    cupat__release(ctx, &local); /* refused, silently */
+    CHECK(strstr(cupat_last_error(ctx), "dst is NULL") != NULL, "cupat__release kept the message");
+
+    /* Overlapping ranges are refused; the same range is a no-op; adjacent is fine. */
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps", cupat_memcpy(ctx, p + 1, p, 16));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "dst", cupat_memcpy(ctx, p, p + 15, 16));
+    CHECK_OK(ctx, cupat_memcpy(ctx, p, p, 16));
+    CHECK_OK(ctx, cupat_memcpy(ctx, p + 16, p, 16));
+    static unsigned char hbuf[32];
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "overlaps", cupat_memcpy(ctx, hbuf + 4, hbuf, 8));
+    CHECK_OK(ctx, cupat_free(ctx, p));
+
+    /* A block may be freed through another context of the same backend. */
+    cupat_ctx *other = NULL;
+    if (cupat_create(&other, cupat_get_backend(ctx), -1) == CUPAT_SUCCESS) {
+        CHECK_OK(ctx, cupat_malloc(ctx, (void **)&p, 128));
+        CHECK_OK(other, cupat_free(other, p));
+        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live", cupat_free(ctx, p));
+        cupat_destroy(other);
+    }
+    /* Many blocks: the set grows and shrinks (every one freed once). */
+    enum { NB = 5000 };
+    static void *blk[NB];
+    int ok = 1;
+    for (int i = 0; i < NB; i++) ok &= cupat_malloc(ctx, &blk[i], 16 + (size_t)i % 7) == 0;
+    for (int i = 0; i < NB; i += 2) ok &= cupat_free(ctx, blk[i]) == 0;
+    for (int i = 0; i < NB; i += 2) ok &= cupat_free(ctx, blk[i]) == CUPAT_ERROR_INVALID_VALUE;
+    for (int i = 1; i < NB; i += 2) ok &= cupat_free(ctx, blk[i]) == 0;
+    CHECK(ok, "5000 blocks: allocated, freed once each, the second frees refused");
+}
+
 static void test_streams(cupat_ctx *ctx)
 {
     CHECK(cupat_get_stream(ctx) != NULL || cupat_get_backend(ctx) == CUPAT_BACKEND_CPU,
@@ -294,6 +354,7 @@ int main(int argc, char **argv)
     test_status();
     test_create();
     test_memory(ctx);
+    test_bad_free_and_overlap(ctx);
     test_streams(ctx);
     test_registry(ctx);
     test_overlap();

@@ -113,6 +113,37 @@ cupat_status cupat__check_disjoint(cupat_ctx *ctx, const char *fn, const char *o
 cupat_status cupat__size_mul(cupat_ctx *ctx, const char *fn, const char *what, size_t a,
                              size_t b, size_t c, size_t *out);
 
+/* The most rows, columns or vertices a file that lists `entries` entries may
+ * declare or imply (the Matrix Market and edge-list readers). A CSR keeps a
+ * pointer for every row however few entries it has, so a short file must
+ * not stand for more rows than its entries can use, as its entry count must
+ * not pass what its bytes can hold: a 76-byte header declaring 2^31 - 1 rows
+ * took 8.6 GB. Up to 2^24 are always allowed; beyond, 16 for each entry
+ * (the largest SuiteSparse matrices have about one row an entry). */
+#define CUPAT_FILE_DIMS_FREE ((uint64_t)1 << 24)
+#define CUPAT_FILE_DIMS_PER_ENTRY 16u
+static inline uint64_t cupat__file_dims_max(uint64_t entries)
+{
+    uint64_t m = entries > UINT64_MAX / CUPAT_FILE_DIMS_PER_ENTRY
+                     ? UINT64_MAX
+                     : entries * CUPAT_FILE_DIMS_PER_ENTRY;
+    return m > CUPAT_FILE_DIMS_FREE ? m : CUPAT_FILE_DIMS_FREE;
+}
+
+/* The whole file `path` in a malloc'd buffer (*data, *size; free it). It is
+ * read front to back, never rewound, so a pipe or FIFO works. Failures
+ * (CUPAT_ERROR_IO, OUT_OF_MEMORY) name `fn` and the path and say why: the
+ * system's reason, "is a directory", or the bytes that could not be held. */
+cupat_status cupat__read_file(cupat_ctx *ctx, const char *fn, const char *path, char **data,
+                              size_t *size);
+
+/* Free a block of cupat_malloc (NULL: nothing) without starting a new call:
+ * ctx's message stays as it was (a cleanup path after a failure), and a
+ * refusal (not a live block) is dropped. Code that frees what cupat_malloc
+ * gave must come here or to cupat_free, never to free() / cudaFree(): on the
+ * CPU backend cupat_free refuses pointers it does not know (memory.c). */
+void cupat__release(cupat_ctx *ctx, void *ptr);
+
 /* Scratch memory of at least `bytes`, valid for work queued on ctx->stream
  * until the next cupat__scratch call on the same ctx. A new pool clears
  * ctx->scratch_zeroed (its contents are undefined). */

@@ -1,10 +1,15 @@
 /* memory.c — allocation, copies, pointer classification, argument checks,
- * scratch pool. */
+ * scratch pool, files read into host memory. */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
 #include "internal.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 cupat_memory_kind cupat__pointer_kind(const void *ptr)
 {
@@ -74,6 +79,126 @@ cupat_status cupat__size_mul(cupat_ctx *ctx, const char *fn, const char *what, s
     return CUPAT_SUCCESS;
 }
 
+/* ------------------------------------------------- live host blocks -- */
+
+/* The host blocks cupat_malloc handed out on the CPU backend and cupat_free
+ * has not taken back, so that cupat_free refuses a pointer that is not one
+ * (a double free, a malloc'd or stack pointer, an interior pointer) with a
+ * status instead of letting free() abort the process. One set for the
+ * process, not one a context: a block may be freed through another context
+ * than the one that made it (both CPU). Open addressing, linear probing;
+ * blocks are 256-aligned, so 0 (empty) and 1 (deleted) are never keys.
+ * (CUDA needs no set: cudaFree refuses what is not a live allocation.) */
+#define LIVE_EMPTY ((uintptr_t)0)
+#define LIVE_GONE ((uintptr_t)1)
+static struct {
+    uintptr_t *slot;
+    size_t cap, used, gone; /* cap: a power of two, or 0 */
+} live;
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t live_home(uintptr_t p, size_t cap)
+{
+    return (size_t)(((uint64_t)(p >> 8) * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+/* The slot holding p, or SIZE_MAX. live_mu held. */
+static size_t live_find(uintptr_t p)
+{
+    if (!live.cap) return SIZE_MAX;
+    for (size_t i = live_home(p, live.cap);; i = (i + 1) & (live.cap - 1)) {
+        if (live.slot[i] == p) return i;
+        if (live.slot[i] == LIVE_EMPTY) return SIZE_MAX;
+    }
+}
+
+/* Add p; 0, or -1 when the table cannot grow (no host memory). */
+static int live_add(void *ptr)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    int rc = 0;
+    pthread_mutex_lock(&live_mu);
+    if (live_find(p) == SIZE_MAX) {
+        /* at most half full, deleted slots counted: probes stay short */
+        if (2 * (live.used + live.gone + 1) > live.cap) {
+            size_t nc = 64;
+            while (nc < 4 * (live.used + 1)) nc *= 2;
+            uintptr_t *ns = calloc(nc, sizeof *ns);
+            if (!ns) {
+                rc = -1;
+                goto out;
+            }
+            for (size_t i = 0; i < live.cap; i++) {
+                uintptr_t q = live.slot[i];
+                if (q == LIVE_EMPTY || q == LIVE_GONE) continue;
+                size_t j = live_home(q, nc);
+                while (ns[j] != LIVE_EMPTY) j = (j + 1) & (nc - 1);
+                ns[j] = q;
+            }
+            free(live.slot);
+            live.slot = ns;
+            live.cap = nc;
+            live.gone = 0;
+        }
+        size_t i = live_home(p, live.cap);
+        while (live.slot[i] != LIVE_EMPTY && live.slot[i] != LIVE_GONE)
+            i = (i + 1) & (live.cap - 1);
+        if (live.slot[i] == LIVE_GONE) live.gone--;
+        live.slot[i] = p;
+        live.used++;
+    }
+out:
+    pthread_mutex_unlock(&live_mu);
+    return rc;
+}
+
+/* Take p out; 1 when it was there. */
+static int live_take(void *ptr)
+{
+    pthread_mutex_lock(&live_mu);
+    size_t i = live_find((uintptr_t)ptr);
+    if (i != SIZE_MAX) {
+        live.slot[i] = LIVE_GONE;
+        live.used--;
+        live.gone++;
+    }
+    pthread_mutex_unlock(&live_mu);
+    return i != SIZE_MAX;
+}
+
+/* Free a block of cupat_malloc (ptr non-NULL) on ctx's backend, leaving ctx's
+ * message alone on success. */
+static cupat_status release(cupat_ctx *ctx, const char *fn, void *ptr)
+{
+    if (ctx->backend == CUPAT_BACKEND_CUDA) {
+        cudaError_t e = cudaFree(ptr);
+        if (e == cudaSuccess) return CUPAT_SUCCESS;
+        (void)cudaGetLastError(); /* not sticky: the context stays usable */
+        if (e == cudaErrorInvalidValue || e == cudaErrorInvalidDevicePointer)
+            return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                               "%s: ptr = %p is not live memory from cupat_malloc (never "
+                               "allocated by it, or freed already): cudaFree: %s",
+                               fn, ptr, cudaGetErrorString(e));
+        return cupat__cuda(ctx, e, "cupat_free: cudaFree");
+    }
+    if (!live_take(ptr))
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: ptr = %p is not live memory from cupat_malloc (never "
+                           "allocated by it, or freed already)",
+                           fn, ptr);
+    free(ptr);
+    return CUPAT_SUCCESS;
+}
+
+void cupat__release(cupat_ctx *ctx, void *ptr)
+{
+    if (!ptr) return;
+    char keep[CUPAT_ERRMSG];
+    memcpy(keep, ctx->err, sizeof keep);
+    (void)release(ctx, "cupat__release", ptr);
+    memcpy(ctx->err, keep, sizeof keep); /* a cleanup path's message stays the one to see */
+}
+
 cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes)
 {
     CUPAT_TRY(cupat__begin(ctx, "cupat_malloc"));
@@ -101,6 +226,14 @@ cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes)
     if (rounded < bytes || rounded > PTRDIFF_MAX || !(*ptr = aligned_alloc(256, rounded)))
         return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
                            "cupat_malloc: bytes = %zu: host allocation failed", bytes);
+    if (live_add(*ptr)) {
+        free(*ptr);
+        *ptr = NULL;
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "cupat_malloc: bytes = %zu: no host memory to grow the table of "
+                           "live blocks",
+                           bytes);
+    }
     return CUPAT_SUCCESS;
 }
 
@@ -108,10 +241,7 @@ cupat_status cupat_free(cupat_ctx *ctx, void *ptr)
 {
     CUPAT_TRY(cupat__begin(ctx, "cupat_free"));
     if (!ptr) return CUPAT_SUCCESS;
-    if (ctx->backend == CUPAT_BACKEND_CUDA)
-        return cupat__cuda(ctx, cudaFree(ptr), "cupat_free: cudaFree");
-    free(ptr);
-    return CUPAT_SUCCESS;
+    return release(ctx, "cupat_free", ptr);
 }
 
 cupat_status cupat_memcpy(cupat_ctx *ctx, void *dst, const void *src, size_t bytes)
@@ -120,12 +250,16 @@ cupat_status cupat_memcpy(cupat_ctx *ctx, void *dst, const void *src, size_t byt
     if (bytes == 0) return CUPAT_SUCCESS;
     if (!dst) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_memcpy: dst is NULL");
     if (!src) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_memcpy: src is NULL");
+    if (dst == src) return CUPAT_SUCCESS; /* a range onto itself: nothing changes */
+    CUPAT_TRY(cupat__check_disjoint(ctx, "cupat_memcpy", "dst", cupat__extent1(dst, bytes),
+                                    "src", cupat__extent1(src, bytes),
+                                    "the ranges of a copy must not overlap"));
     if (ctx->backend != CUPAT_BACKEND_CUDA) {
         if (cupat__pointer_kind(dst) == CUPAT_MEMORY_DEVICE ||
             cupat__pointer_kind(src) == CUPAT_MEMORY_DEVICE)
             return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
                                "cupat_memcpy: device pointer given to a CPU-backend context");
-        memmove(dst, src, bytes);
+        memcpy(dst, src, bytes);
         return CUPAT_SUCCESS;
     }
     CUPAT_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, ctx->stream));
@@ -236,4 +370,58 @@ cupat_status cupat__check_disjoint(cupat_ctx *ctx, const char *fn, const char *o
     return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE, "%s: %s = %p overlaps %s = %p (%s)", fn,
                        out_name, out.p, in_name, in.p,
                        rule ? rule : "an output must not share memory with an input");
+}
+
+/* --------------------------------------------------------------- files -- */
+
+cupat_status cupat__read_file(cupat_ctx *ctx, const char *fn, const char *path, char **data,
+                              size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cupat__fail(ctx, CUPAT_ERROR_IO, "%s: cannot open %s: %s", fn, path,
+                           strerror(errno));
+    struct stat st;
+    size_t cap = (size_t)1 << 16, len = 0;
+    if (fstat(fileno(f), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            fclose(f);
+            return cupat__fail(ctx, CUPAT_ERROR_IO, "%s: cannot read %s: it is a directory",
+                               fn, path);
+        }
+        /* a regular file: its size (+ 1, to see the end) in one buffer */
+        if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < PTRDIFF_MAX)
+            cap = (size_t)st.st_size + 1;
+    }
+    char *buf = malloc(cap);
+    cupat_status s = CUPAT_SUCCESS;
+    for (;;) {
+        if (!buf) {
+            s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                            "%s: no host memory for %s (%zu bytes)", fn, path, cap);
+            break;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (len < cap) { /* the end, or an error */
+            if (ferror(f))
+                s = cupat__fail(ctx, CUPAT_ERROR_IO, "%s: cannot read %s: %s", fn, path,
+                                strerror(errno ? errno : EIO));
+            break;
+        }
+        char *nb = cap > PTRDIFF_MAX / 2 ? NULL : realloc(buf, 2 * cap);
+        if (!nb) free(buf);
+        buf = nb;
+        cap *= 2;
+    }
+    fclose(f);
+    if (s) {
+        free(buf);
+        return s;
+    }
+    *data = buf;
+    *size = len;
+    return CUPAT_SUCCESS;
 }
