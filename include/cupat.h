@@ -716,16 +716,19 @@ cupat_status cupat_graph_create_csr(cupat_ctx *ctx, cupat_graph **g, size_t n, s
                                     cupat_type index_type, const void *row_ptr,
                                     const void *col_idx, unsigned flags);
 /* From a file (or `size` bytes in memory; messages then say "(memory)").
- * A file starting with "%%MatrixMarket" is read by cupat_mm_read (its
- * rules and messages; the matrix must be square): the pattern of the
- * matrix, entry (i, j) is the edge i -> j (values ignored), a symmetric
- * file comes with both triangles. Otherwise a plain edge list: one edge "u v" a
+ * A file starting with "%%MatrixMarket" is read by cupat_mm_read's parser
+ * (its rules and messages; the matrix must be square): the pattern of the
+ * matrix, entry (i, j) is the edge i -> j (values ignored; each entry a
+ * tuple, repeats included), a symmetric file comes with both triangles.
+ * Otherwise a plain edge list: one edge "u v" a
  * line (0-based decimal ids separated by blanks or tabs, an optional third
  * numeric field, a weight, is ignored), blank lines and lines starting with
  * '#' or '%' skipped; n = the largest id + 1. Refused with
  * CUPAT_ERROR_FORMAT and a message naming the file and the line: a missing
  * or non-numeric id, a negative id or one >= INT32_MAX - 1, a third field
- * that is not a number, a fourth field. Unreadable file: CUPAT_ERROR_IO. */
+ * that is not a number, a fourth field; with CUPAT_ERROR_SIZE, n beyond
+ * 2^24 and beyond 16 for each edge listed (as cupat_mm_read holds a
+ * header's sizes). Unreadable file (or a directory): CUPAT_ERROR_IO. */
 cupat_status cupat_graph_read(cupat_ctx *ctx, cupat_graph **g, const char *path,
                               unsigned flags);
 cupat_status cupat_graph_read_memory(cupat_ctx *ctx, cupat_graph **g, const void *data,
@@ -1108,8 +1111,13 @@ cupat_status cupat_cg(cupat_ctx *ctx, const cupat_sparse *A, const void *b, void
  * a bad size line, sizes beyond what the file's length can hold, an entry
  * line with missing or extra fields, an index out of range, a value that
  * is not a finite number (NaN, inf) or not an integer in an integer file,
- * fewer or more entries than declared. An I32 handle needs sizes and nnz
- * <= INT32_MAX (CUPAT_ERROR_SIZE). Unreadable file: CUPAT_ERROR_IO. */
+ * fewer or more entries than declared. With CUPAT_F32 values, also a
+ * value finite as text that overflows f32 (1e39). CUPAT_ERROR_SIZE, also
+ * with file and line: rows or cols beyond 2^24 and beyond 16 for each
+ * entry the file lists (the CSR keeps a pointer for every row, so a short
+ * file may not declare billions of them). An I32 handle needs sizes and
+ * nnz <= INT32_MAX (CUPAT_ERROR_SIZE). Unreadable file (or a directory):
+ * CUPAT_ERROR_IO. */
 cupat_status cupat_mm_read(cupat_ctx *ctx, const char *path, cupat_type index_type,
                            cupat_type value_type, cupat_sparse **A);
 /* The same from `size` bytes in memory (messages say "(memory)"). */
@@ -1135,8 +1143,9 @@ cupat_status cupat_mm_write(cupat_ctx *ctx, const char *path, const cupat_sparse
  * a CSR handle on ctx's backend). Values are deterministic from `seed`.
  *   POISSON2D: the 5-point Laplacian on an n x n grid (rows n^2; 4 on the
  *     diagonal, -1 off it): SPD.      POISSON3D: 7-point on n^3 (6, -1).
- *   BANDED: n rows, the diagonals |i - j| <= k, symmetric values in
- *     [-1, 1) off the diagonal, 2k + 1 on it (diagonally dominant: SPD).
+ *   BANDED: n rows, the diagonals |i - j| <= k (k <= n - 1, else
+ *     CUPAT_ERROR_INVALID_VALUE), symmetric values in [-1, 1) off the
+ *     diagonal, 2k + 1 on it (diagonally dominant: SPD).
  *   RANDOM: n x n, k distinct random columns per row, values in [-1, 1).
  *   RMAT: n x n (n rounded up to a power of two), about k n entries from
  *     R-MAT (a, b, c) = (0.57, 0.19, 0.19): power-law row lengths;

@@ -35,3 +35,20 @@ cupat_cli_test(cg_bad_rtol "cg --poisson2d 4 --rtol -1" RC 2 ERR "--rtol" ERR_LI
 cupat_cli_test(cg_not_spd "cg ${_sp}/not_spd.mtx --backend cpu" RC 1 ERR "not SPD: diagonal entry 0" ERR_LINES 1)
 cupat_cli_test(spmv_help "spmv --help" RC 0 OUT "Usage: cupat spmv")
 cupat_cli_test(cg_help "help cg" RC 0 OUT "Usage: cupat cg")
+
+# A 76-byte file declaring 2147483647 x 2147483647: refused from its size line
+# at once (it drove `cupat spmv` to 8.6 GB, --i64 and `cupat bfs` to 17 GB, for
+# 30 s before "out of memory"). Run under `ulimit -v 2000000` (2 GB of address
+# space), so a reader that sizes arrays from the header fails the test here
+# instead of taking the machine's memory.
+function(sparse_cli_test_2gb name args rc err)
+  add_test(NAME cli.${name}
+           COMMAND sh -c "ulimit -v 2000000 && exec \"$@\"" sh
+                   ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:cupat_cli> "-DARGS=${args}" -DRC=${rc}
+                   "-DERR=${err}" -DERR_LINES=1 -P ${PROJECT_SOURCE_DIR}/tests/cli.cmake)
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli TIMEOUT 30)
+endfunction()
+set(_huge "huge_header.mtx line 2: size 2147483647 x 2147483647, 1 entry: beyond 16777216 rows")
+sparse_cli_test_2gb(spmv_huge_header "spmv ${_sp}/huge_header.mtx --backend cpu" 1 "${_huge}")
+sparse_cli_test_2gb(spmv_huge_header_i64 "spmv ${_sp}/huge_header.mtx --backend cpu --i64" 1 "${_huge}")
+sparse_cli_test_2gb(bfs_huge_header "bfs ${_sp}/huge_header.mtx --backend cpu" 1 "${_huge}")

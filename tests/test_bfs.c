@@ -429,6 +429,8 @@ static void test_inputs(cupat_ctx *ctx)
     }
     CHECK_FAILS(ctx, CUPAT_ERROR_IO, "cannot open /nonexistent/g.txt",
                 cupat_graph_read(ctx, &d, "/nonexistent/g.txt", 0));
+    CHECK_FAILS(ctx, CUPAT_ERROR_IO, "cannot read /tmp: it is a directory",
+                cupat_graph_read(ctx, &d, "/tmp", 0));
 
     /* malformed lists: each names its line */
     static const struct { const char *text, *needle; cupat_status st; } bad[] = {
@@ -444,6 +446,14 @@ static void test_inputs(cupat_ctx *ctx)
          CUPAT_ERROR_FORMAT},
         {"%%MatrixMarket matrix coordinate pattern general\n3 2 1\n1 2\n", "not square",
          CUPAT_ERROR_FORMAT},
+        /* a short file cannot stand for billions of vertices (17 GB were
+         * allocated for these before "out of memory") */
+        {"# one edge\n0 1\n2000000000 0\n",
+         "line 3: vertex id 2000000000 makes 2000000001 vertices for 2 edges: beyond 16777216",
+         CUPAT_ERROR_SIZE},
+        {"%%MatrixMarket matrix coordinate pattern general\n2147483646 2147483646 1\n1 1\n",
+         "line 2: size 2147483646 x 2147483646, 1 entry: beyond 16777216 rows or columns",
+         CUPAT_ERROR_SIZE},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         cupat_graph *x = (cupat_graph *)1;
@@ -463,6 +473,19 @@ static void test_inputs(cupat_ctx *ctx)
               "Matrix Market CSR (n %zu m %zu)", hm.n, hm.m);
         free_host(&hm);
         every_source(ctx, x, 5, "Matrix Market graph");
+        cupat_graph_destroy(ctx, x);
+    }
+    /* Matrix Market entries are the input tuples, repeats included (as in an
+     * edge list); the CSR drops the repeat */
+    const char mmdup[] = "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3\n1 2\n";
+    x = NULL;
+    CHECK_OK(ctx, cupat_graph_read_memory(ctx, &x, mmdup, sizeof mmdup - 1, 0));
+    if (x) {
+        cupat_graph_info di;
+        CHECK_OK(ctx, cupat_graph_get_info(ctx, x, &di));
+        CHECK(di.vertices == 3 && di.input_edges == 3 && di.edges == 2 && di.duplicates == 1,
+              "Matrix Market repeats: %zu vertices, %zu tuples, %zu edges, %zu duplicates",
+              di.vertices, di.input_edges, di.edges, di.duplicates);
         cupat_graph_destroy(ctx, x);
     }
     /* an empty list: the empty graph; only comments likewise */

@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include "../src/sparse/sparse_internal.h" /* the format arrays, read back */
+#include "internal.h"                        /* the readers' size rule, the file helper */
 
 #include <float.h>
 #include <unistd.h>
@@ -671,6 +672,17 @@ static void test_mm_malformed(cupat_ctx *ctx)
          CUPAT_ERROR_FORMAT},
         {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n% pad\n", "end of file after 3 of the 4",
          CUPAT_ERROR_FORMAT},
+        /* a short file may not declare rows it never uses: the CSR would hold a
+         * pointer for each (8.6 GB for this 76-byte file, before the fix) */
+        {"%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1\n",
+         "line 2: size 2147483647 x 2147483647, 1 entry: beyond 16777216 rows or columns",
+         CUPAT_ERROR_SIZE},
+        {"%%MatrixMarket matrix coordinate pattern general\n16777217 1 0\n", "every 16 of them",
+         CUPAT_ERROR_SIZE},
+        {"%%MatrixMarket matrix coordinate real general\n1 16777217 1\n1 1 1\n", "every 16 of them",
+         CUPAT_ERROR_SIZE},
+        {"%%MatrixMarket matrix array real general\n2147483647 0\n", "line 2: size 2147483647 x 0",
+         CUPAT_ERROR_SIZE},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cupat_sparse *A = (cupat_sparse *)&A; /* must come back NULL */
@@ -679,6 +691,47 @@ static void test_mm_malformed(cupat_ctx *ctx)
                                          CUPAT_F64, &A));
         CHECK(A == NULL, "case %zu: *A not NULL after a failure", i);
     }
+    /* up to 2^24 rows or columns a file may have as few entries as it likes;
+     * beyond, 16 rows or columns an entry */
+    const char *wide = "%%MatrixMarket matrix coordinate real general\n1 16777216 1\n1 16777216 2\n";
+    cupat_sparse *W = NULL;
+    CHECK_OK(ctx, cupat_mm_read_memory(ctx, wide, strlen(wide), CUPAT_I32, CUPAT_F32, &W));
+    cupat_sparse_destroy(ctx, W);
+    CHECK(cupat__file_dims_max(0) == 16777216 && cupat__file_dims_max(1048576) == 16777216 &&
+              cupat__file_dims_max(2000000) == 32000000 &&
+              cupat__file_dims_max(UINT64_MAX / 8) == UINT64_MAX,
+          "cupat__file_dims_max");
+
+    /* read as f32, a value finite as text but beyond f32 is refused with its
+     * line, as inf is (it became inf: sum(y) = inf, exit 0); as f64 it reads */
+    static const struct {
+        const char *text, *needle;
+    } over[] = {
+        {"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1e39\n",
+         "(memory) line 4: value \"1e39\" overflows f32"},
+        {"%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n2 1 -3.4028236e38\n",
+         "line 3: value \"-3.4028236e38\" overflows f32"},
+        {"%%MatrixMarket matrix array real general\n1 2\n0\n5e38\n", "line 4: value \"5e38\" overflows"},
+    };
+    for (size_t i = 0; i < sizeof over / sizeof over[0]; i++) {
+        mm_coo m;
+        CHECK_FAILS(ctx, CUPAT_ERROR_FORMAT, over[i].needle,
+                    cupat__mm_parse_as(ctx, over[i].text, strlen(over[i].text), NULL, CUPAT_F32, &m));
+        CHECK(m.nnz == 0 && !m.v, "f32 overflow %zu: the COO is empty after a failure", i);
+        CHECK_OK(ctx, cupat__mm_parse_as(ctx, over[i].text, strlen(over[i].text), NULL, CUPAT_F64, &m));
+        CHECK(m.nnz >= 1 && isfinite(m.v[m.nnz - 1]) && fabs(m.v[m.nnz - 1]) > FLT_MAX,
+              "f32 overflow %zu: as f64 the value reads", i);
+        cupat__mm_free(&m);
+    }
+    /* FLT_MAX and what rounds to it are fine */
+    const char *edge = "%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 3.4028235e38\n"
+                       "1 2 -3.40282356e38\n";
+    mm_coo me;
+    CHECK_OK(ctx, cupat__mm_parse_as(ctx, edge, strlen(edge), NULL, CUPAT_F32, &me));
+    CHECK(me.nnz == 2 && (float)me.v[0] == FLT_MAX && (float)me.v[1] == -FLT_MAX,
+          "values that round to FLT_MAX read as f32");
+    cupat__mm_free(&me);
+
     /* accepted: comments, blank lines, CRLF, case, tabs, symmetric and array expansion */
     const char *good =
         "%%matrixmarket MATRIX Coordinate Real Symmetric\r\n% a comment\r\n\r\n3 3 3\r\n"
@@ -705,6 +758,12 @@ static void test_mm_malformed(cupat_ctx *ctx)
     /* files */
     CHECK_FAILS(ctx, CUPAT_ERROR_IO, "cannot open",
                 cupat_mm_read(ctx, "/nonexistent/x.mtx", CUPAT_I32, CUPAT_F32, &A));
+    /* the file helper the readers share: a directory says so */
+    char *fb = NULL;
+    size_t fl = 0;
+    CHECK_FAILS(ctx, CUPAT_ERROR_IO, "cannot read /tmp: it is a directory",
+                cupat__read_file(ctx, "cupat_mm_read", "/tmp", &fb, &fl));
+    CHECK(fb == NULL, "a failed read gives no buffer");
     const char *dir = getenv("CUPAT_TEST_DATA");
     if (dir) {
         char p[1024];
@@ -1006,8 +1065,10 @@ static void test_bad_args(cupat_ctx *ctx)
                 cupat_mm_read(ctx, "/tmp/x.mtx", CUPAT_I32, CUPAT_U64, &R));
     CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "data",
                 cupat_mm_read_memory(ctx, NULL, 5, CUPAT_I32, CUPAT_F32, &R));
+    /* 3e9 rows in a 60-byte file: the reader's size rule refuses it before the
+     * handle's I32 limit would ("indices hold", cupat_sparse_create_*) */
     const char *big = "%%MatrixMarket matrix coordinate real general\n3000000000 1 0\n";
-    CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "indices hold",
+    CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "every 16 of them",
                 cupat_mm_read_memory(ctx, big, strlen(big), CUPAT_I32, CUPAT_F32, &R));
     CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "path", cupat_mm_write(ctx, NULL, A, 0));
     CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "A is NULL", cupat_mm_write(ctx, "/tmp/x.mtx", NULL, 0));
@@ -1019,6 +1080,27 @@ static void test_bad_args(cupat_ctx *ctx)
                 cupat_sparse_generate(ctx, &R, (cupat_sparse_family)9, 4, 0, 1, CUPAT_I32, CUPAT_F32));
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "k = 9",
                 cupat_sparse_generate(ctx, &R, CUPAT_GEN_RANDOM, 4, 9, 1, CUPAT_I32, CUPAT_F32));
+    /* banded: k at most n - 1 (a wider band was cut silently, its diagonal
+     * then not the 2k + 1 cupat.h gives) */
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "banded k = 51: an n = 50 matrix",
+                cupat_sparse_generate(ctx, &R, CUPAT_GEN_BANDED, 50, 51, 1, CUPAT_I32, CUPAT_F32));
+    CHECK(R == NULL, "a refused generate leaves A NULL");
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "k at most n - 1",
+                cupat_sparse_generate(ctx, &R, CUPAT_GEN_BANDED, 50, 50, 1, CUPAT_I32, CUPAT_F32));
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "banded k = 1",
+                cupat_sparse_generate(ctx, &R, CUPAT_GEN_BANDED, 0, 1, 1, CUPAT_I32, CUPAT_F32));
+    CHECK_OK(ctx, cupat_sparse_generate(ctx, &R, CUPAT_GEN_BANDED, 50, 49, 1, CUPAT_I32, CUPAT_F32));
+    if (R) {
+        cupat_sparse_info bi;
+        CHECK_OK(ctx, cupat_sparse_get_info(ctx, R, &bi));
+        CHECK(bi.nnz == 50 * 50, "banded k = n - 1 is the full matrix (nnz %zu)", bi.nnz);
+        cupat_sparse_destroy(ctx, R);
+        R = NULL;
+    }
+    /* an entry count that overflows is refused, not wrapped */
+    CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "overflows",
+                cupat_sparse_generate(ctx, &R, CUPAT_GEN_RMAT, 1024, SIZE_MAX / 512, 1, CUPAT_I32,
+                                      CUPAT_F32));
     CHECK_FAILS(ctx, CUPAT_ERROR_NULL_POINTER, "A is NULL",
                 cupat_sparse_generate(ctx, NULL, CUPAT_GEN_RANDOM, 4, 2, 1, CUPAT_I32, CUPAT_F32));
     CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "2D grid",

@@ -4,6 +4,7 @@
  * result is copied to the backend. */
 #include "internal.h"
 #include "bfs/bfs_internal.h"
+#include "sparse/sparse_internal.h" /* the Matrix Market parser */
 
 #include <errno.h>
 #include <stdio.h>
@@ -61,8 +62,8 @@ static cupat_status host_view(cupat_ctx *ctx, const char *fn, const char *arg, c
         return CUPAT_SUCCESS;
     void *h = malloc(bytes);
     if (!h)
-        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory for a copy of %s",
-                           fn, arg);
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "%s: no host memory for a copy of %s (%zu bytes)", fn, arg, bytes);
     cudaError_t e = cudaMemcpy(h, p, bytes, cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) {
         free(h);
@@ -115,8 +116,10 @@ static cupat_status transpose(cupat_ctx *ctx, const char *fn, size_t n, const ui
     int32_t *tcol = malloc((m ? m : 1) * sizeof *tcol);
     if (!trp || !pos || !tcol) {
         free(trp), free(pos), free(tcol);
-        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory for the "
-                           "transpose (%zu edges)", fn, m);
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "%s: no host memory for the transpose of %zu vertices and %zu "
+                           "edges (%zu bytes)",
+                           fn, n, m, 2 * (n + 1) * sizeof *trp + m * sizeof *tcol);
     }
     for (size_t e = 0; e < m; e++) trp[col[e]]++;
     prefix(n, trp, trp);
@@ -302,9 +305,14 @@ oom:
     free(cnt);
     free(start);
     graph_free(g);
+    /* what the build holds at its peak: counts, starts, tuples and lists, then
+     * the CSR (the figure the message gives; the failing block is one of them) */
     return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
-                       "%s: no host memory to build a graph of %zu vertices and %zu edges", fn,
-                       n, nt);
+                       "%s: no host memory to build a graph of %zu vertices and %zu edges "
+                       "(about %zu bytes)",
+                       fn, n, nt,
+                       (n + 1) * (3 * sizeof(uint64_t) + sizeof *g->tuples) +
+                           (und ? 2 : 1) * nt * 2 * sizeof(int32_t));
 }
 
 /* ------------------------------------------------------- entry points -- */
@@ -427,8 +435,9 @@ cupat_status cupat_graph_create_csr(cupat_ctx *ctx, cupat_graph **g, size_t n, s
     }
     pairs = malloc((nnz ? nnz : 1) * 2 * sizeof *pairs);
     if (!pairs) {
-        s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory for %zu edges", fn,
-                        nnz);
+        s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                        "%s: no host memory for %zu edges (%zu bytes)", fn, nnz,
+                        nnz * 2 * sizeof *pairs);
         goto done;
     }
 #pragma omp parallel for schedule(dynamic, 256)
@@ -447,57 +456,51 @@ done:
 
 /* ---------------------------------------------------------------- files -- */
 
-/* A Matrix Market file (path) or buffer (path NULL) through the sparse
- * pattern's reader (its messages name the file and line): the pattern of
- * the matrix, entry (i, j) the edge i -> j; a symmetric file comes expanded
- * to both triangles. */
-static cupat_status read_mm(cupat_ctx *ctx, const char *fn, const char *path, const char *p,
+/* A Matrix Market file's bytes through the sparse pattern's parser (its
+ * rules and messages, which name the file and line): the pattern of the
+ * matrix, entry (i, j) the edge i -> j; a symmetric file comes expanded to
+ * both triangles. The parser holds the dimensions to what the entries can
+ * use and allocates as entries arrive, so the file's size bounds the memory
+ * before the vertex count is checked; the entries go to the build as they
+ * are (it drops self-loops and repeats, and counts every tuple). */
+static cupat_status read_mm(cupat_ctx *ctx, const char *fn, const char *name, const char *p,
                             size_t size, cupat_graph **g, unsigned flags)
 {
-    cupat_sparse *A = NULL;
-    cupat_status s = path ? cupat_mm_read(ctx, path, CUPAT_I64, CUPAT_F32, &A)
-                          : cupat_mm_read_memory(ctx, p, size, CUPAT_I64, CUPAT_F32, &A);
-    if (s) return s;
-    cupat_sparse_info in;
-    int64_t *rp = NULL, *col = NULL;
-    s = cupat_sparse_get_info(ctx, A, &in);
-    if (!s && in.rows != in.cols) {
-        cupat_sparse_destroy(ctx, A); /* first: it clears the message */
-        return cupat__fail(ctx, CUPAT_ERROR_FORMAT,
-                           "%s: %s: a %zu x %zu matrix is no graph's adjacency (not square)",
-                           fn, path ? path : "(memory)", in.rows, in.cols);
+    mm_coo m;
+    CUPAT_TRY(cupat__mm_parse(ctx, p, size, name, &m));
+    cupat_status s = CUPAT_SUCCESS;
+    int32_t *pairs = NULL;
+    if (m.rows != m.cols)
+        s = cupat__fail(ctx, CUPAT_ERROR_FORMAT,
+                        "%s: %s: a %zu x %zu matrix is no graph's adjacency (not square)", fn,
+                        name, m.rows, m.cols);
+    if (!s) s = check_n(ctx, fn, m.rows);
+    if (!s && !(pairs = malloc((m.nnz ? m.nnz : 1) * 2 * sizeof *pairs)))
+        s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                        "%s: %s: no host memory for %zu edges (%zu bytes)", fn, name, m.nnz,
+                        m.nnz * 2 * sizeof *pairs);
+    for (size_t e = 0; !s && e < m.nnz; e++) { /* 0-based, < rows <= INT32_MAX - 1 */
+        pairs[2 * e] = (int32_t)m.r[e];
+        pairs[2 * e + 1] = (int32_t)m.c[e];
     }
-    if (!s) {
-        rp = malloc((in.rows + 1) * sizeof *rp);
-        col = malloc((in.nnz ? in.nnz : 1) * sizeof *col);
-        if (!rp || !col)
-            s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
-    }
-    if (!s) s = cupat_sparse_get_csr(ctx, A, rp, col, NULL);
-    if (!s) {
-        s = cupat_sparse_destroy(ctx, A);
-    } else { /* destroy clears the message: keep it */
-        char msg[CUPAT_ERRMSG];
-        snprintf(msg, sizeof msg, "%s", cupat_last_error(ctx));
-        cupat_sparse_destroy(ctx, A);
-        s = cupat__fail(ctx, s, "%s", msg);
-    }
-    if (!s) s = cupat_graph_create_csr(ctx, g, in.rows, in.nnz, CUPAT_I64, rp, col, flags);
-    free(rp);
-    free(col);
+    size_t n = m.rows, ne = m.nnz;
+    cupat__mm_free(&m); /* the pairs hold the edges: the COO goes before the build */
+    if (!s) s = cupat__graph_build(ctx, fn, g, n, ne, CUPAT_I32, pairs, flags);
+    free(pairs);
     return s;
 }
 
 /* Parse a plain edge list; `name` is what messages call the input. */
 static cupat_status parse_edges(cupat_ctx *ctx, const char *fn, const char *name,
-                                const char *path, const char *p, size_t size, cupat_graph **g,
-                                unsigned flags)
+                                const char *p, size_t size, cupat_graph **g, unsigned flags)
 {
     if (size >= 14 && memcmp(p, "%%MatrixMarket", 14) == 0)
-        return read_mm(ctx, fn, path, p, size, g, flags);
-    size_t cap = 1024, ne = 0, line = 0;
+        return read_mm(ctx, fn, name, p, size, g, flags);
+    size_t cap = 1024, ne = 0, line = 0, maxline = 0;
     int32_t *e = malloc(cap * 2 * sizeof *e);
-    if (!e) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    if (!e)
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory for %zu edges "
+                           "(%zu bytes)", fn, cap, cap * 2 * sizeof *e);
     int64_t maxid = -1;
     const char *end = p + size;
     cupat_status s = CUPAT_SUCCESS;
@@ -576,7 +579,9 @@ static cupat_status parse_edges(cupat_ctx *ctx, const char *fn, const char *name
         if (ne == cap) {
             int32_t *ne2 = realloc(e, cap * 4 * sizeof *e);
             if (!ne2) {
-                s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
+                s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                                "%s: %s, line %zu: no host memory for %zu edges (%zu bytes)", fn,
+                                name, line, 2 * cap, cap * 4 * sizeof *e);
                 goto fail;
             }
             e = ne2;
@@ -585,8 +590,21 @@ static cupat_status parse_edges(cupat_ctx *ctx, const char *fn, const char *name
         e[2 * ne] = (int32_t)id[0];
         e[2 * ne + 1] = (int32_t)id[1];
         ne++;
-        if (id[0] > maxid) maxid = id[0];
-        if (id[1] > maxid) maxid = id[1];
+        if (id[0] > maxid || id[1] > maxid) {
+            maxid = id[0] > id[1] ? id[0] : id[1];
+            maxline = line;
+        }
+    }
+    /* n comes from the largest id: a file of one edge "2000000000 0" must
+     * not make the build allocate for 2^31 vertices (cupat__file_dims_max) */
+    if ((uint64_t)(maxid + 1) > cupat__file_dims_max(ne)) {
+        s = cupat__fail(ctx, CUPAT_ERROR_SIZE,
+                        "%s: %s, line %zu: vertex id %lld makes %lld vertices for %zu edge%s: "
+                        "beyond %llu vertices, a file must list an edge for every %u of them",
+                        fn, name, maxline, (long long)maxid, (long long)maxid + 1, ne,
+                        ne == 1 ? "" : "s",
+                        (unsigned long long)CUPAT_FILE_DIMS_FREE, CUPAT_FILE_DIMS_PER_ENTRY);
+        goto fail;
     }
     s = cupat__graph_build(ctx, fn, g, (size_t)(maxid + 1), ne, CUPAT_I32, e, flags);
 fail:
@@ -602,7 +620,7 @@ cupat_status cupat_graph_read_memory(cupat_ctx *ctx, cupat_graph **g, const void
     if (size && !data)
         return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: data is NULL with size = %zu",
                            fn, size);
-    return parse_edges(ctx, fn, "(memory)", NULL, data, size, g, flags);
+    return parse_edges(ctx, fn, "(memory)", data, size, g, flags);
 }
 
 cupat_status cupat_graph_read(cupat_ctx *ctx, cupat_graph **g, const char *path,
@@ -611,33 +629,10 @@ cupat_status cupat_graph_read(cupat_ctx *ctx, cupat_graph **g, const char *path,
     const char *fn = "cupat_graph_read";
     CUPAT_TRY(begin_create(ctx, fn, g, flags));
     if (!path) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: path is NULL", fn);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cupat__fail(ctx, CUPAT_ERROR_IO, "%s: cannot open %s: %s", fn, path,
-                           strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fclose(f);
-            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory for %s", fn,
-                               path);
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (len < cap) break;
-        char *b2 = realloc(buf, cap * 2);
-        if (!b2) free(buf);
-        buf = b2;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return cupat__fail(ctx, CUPAT_ERROR_IO, "%s: cannot read %s", fn, path);
-    }
-    cupat_status s = parse_edges(ctx, fn, path, path, buf, len, g, flags);
+    char *buf;
+    size_t len;
+    CUPAT_TRY(cupat__read_file(ctx, fn, path, &buf, &len));
+    cupat_status s = parse_edges(ctx, fn, path, buf, len, g, flags);
     free(buf);
     return s;
 }

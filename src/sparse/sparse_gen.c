@@ -24,9 +24,14 @@ typedef struct gen {
     void *rp, *ci, *va; /* CSR (or COO rows in rp) in the handle's types */
 } gen;
 
-static cupat_status gen_alloc(gen *g, size_t rows, size_t cap, int coo)
+/* rows and per_row entries a row (COO: cap = rows x per_row triples). */
+static cupat_status gen_alloc(gen *g, size_t rows, size_t per_row, int coo)
 {
-    size_t is = cupat_type_size(g->it), vs = cupat_type_size(g->vt);
+    size_t is = cupat_type_size(g->it), vs = cupat_type_size(g->vt), cap, bytes;
+    CUPAT_TRY(cupat__size_mul(g->ctx, "cupat_sparse_generate", "entries (rows x per row)", rows,
+                              per_row, 1, &cap));
+    CUPAT_TRY(cupat__size_mul(g->ctx, "cupat_sparse_generate", "bytes of the entries", cap,
+                              2 * is + vs, 1, &bytes));
     g->rows = rows;
     g->cap = cap;
     g->rp = malloc(((coo ? cap : rows) + 1) * is);
@@ -34,7 +39,10 @@ static cupat_status gen_alloc(gen *g, size_t rows, size_t cap, int coo)
     g->va = malloc((cap ? cap : 1) * vs);
     if (!g->rp || !g->ci || !g->va)
         return cupat__fail(g->ctx, CUPAT_ERROR_OUT_OF_MEMORY,
-                           "cupat_sparse_generate: no host memory for %zu entries", cap);
+                           "cupat_sparse_generate: no host memory for %zu rows and %zu entries "
+                           "(%zu bytes)",
+                           rows, cap, ((coo ? cap : rows) + 1 + (cap ? cap : 1)) * is +
+                                          (cap ? cap : 1) * vs);
     if (!coo) sp_seti(g->rp, 0, g->it, 0);
     return CUPAT_SUCCESS;
 }
@@ -91,7 +99,7 @@ cupat_status cupat_sparse_generate(cupat_ctx *ctx, cupat_sparse **A, cupat_spars
             return cupat__fail(ctx, CUPAT_ERROR_SIZE, "%s: n = %zu: a %s grid of at most %d", fn,
                                n, d3 ? "3D" : "2D", d3 ? 4096 : 65536);
         rows = d3 ? n * n * n : n * n;
-        st = gen_alloc(&g, rows, rows * (d3 ? 7 : 5), 0);
+        st = gen_alloc(&g, rows, d3 ? 7 : 5, 0);
         for (size_t r = 0; !st && r < rows; r++) {
             size_t i = r % n, j = (r / n) % n, l = d3 ? r / (n * n) : 0;
             if (d3 && l > 0) put(&g, (int64_t)(r - n * n), -1.0);
@@ -106,9 +114,15 @@ cupat_status cupat_sparse_generate(cupat_ctx *ctx, cupat_sparse **A, cupat_spars
         break;
     }
     case CUPAT_GEN_BANDED: {
-        if (k >= n && n) k = n - 1;
+        /* the widest band of an n x n matrix is k = n - 1 (all of it); a wider
+         * one would have to be cut, and its diagonal would not be 2k + 1 */
+        if (k > (n ? n - 1 : 0))
+            return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                               "%s: banded k = %zu: an n = %zu matrix has diagonals |i - j| <= "
+                               "%zu (k at most n - 1)",
+                               fn, k, n, n ? n - 1 : 0);
         rows = n;
-        st = gen_alloc(&g, rows, rows * (2 * k + 1), 0);
+        st = gen_alloc(&g, rows, 2 * k + 1, 0);
         for (size_t r = 0; !st && r < rows; r++) {
             size_t lo = r > k ? r - k : 0, hi = r + k < n ? r + k : n - 1;
             for (size_t c = lo; c <= hi; c++) {
@@ -128,8 +142,11 @@ cupat_status cupat_sparse_generate(cupat_ctx *ctx, cupat_sparse **A, cupat_spars
                                n);
         rows = n;
         int64_t *row = malloc((k ? k : 1) * sizeof *row);
-        if (!row) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
-        st = gen_alloc(&g, rows, rows * k, 0);
+        if (!row)
+            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                               "%s: no host memory for a row's %zu columns (%zu bytes)", fn, k,
+                               k * sizeof *row);
+        st = gen_alloc(&g, rows, k, 0);
         for (size_t r = 0; !st && r < rows; r++) {
             /* Floyd's sample of k distinct columns */
             size_t m = 0;
@@ -150,8 +167,8 @@ cupat_status cupat_sparse_generate(cupat_ctx *ctx, cupat_sparse **A, cupat_spars
         int lg = 0;
         while (((size_t)1 << lg) < n) lg++;
         rows = (size_t)1 << lg;
-        size_t m = k * rows;
-        st = gen_alloc(&g, rows, m, 1);
+        st = gen_alloc(&g, rows, k, 1);
+        size_t m = st ? 0 : g.cap;
         for (size_t e = 0; !st && e < m; e++) {
             uint64_t r = 0, c = 0;
             for (int b = 0; b < lg; b++) {

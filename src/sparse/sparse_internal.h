@@ -247,6 +247,11 @@ typedef struct mm_coo {
  * receives the message (may be NULL). On failure *out is empty. */
 cupat_status cupat__mm_parse(cupat_ctx *ctx, const char *data, size_t size, const char *name,
                              mm_coo *out);
+/* The same for a matrix to be held in `value_type`: with CUPAT_F32, a value
+ * that is finite as text but overflows f32 (1e39) is refused with its line,
+ * as inf is (cupat__mm_parse: CUPAT_F64). */
+cupat_status cupat__mm_parse_as(cupat_ctx *ctx, const char *data, size_t size,
+                                const char *name, cupat_type value_type, mm_coo *out);
 void cupat__mm_free(mm_coo *m);
 /* Format m (0-based COO, sorted by column then row for ARRAY; any order
  * else) with `flags` into a malloc'd text (*text, *len). `digits` 9 or 17.

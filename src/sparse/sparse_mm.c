@@ -3,8 +3,10 @@
  * 1996). Pure C on host memory: the parser takes bytes and gives 0-based COO
  * (mm_coo), the writer takes COO and gives text. It is a file reader, so every
  * count is checked against the bytes that are there before anything is
- * allocated, and every failure names the line (tests/fuzz/fuzz_mm.c fuzzes
- * it). The handle side (cupat_mm_read / _write) is in sparse.c. */
+ * allocated, the dimensions against the entries listed
+ * (cupat__file_dims_max), the arrays grow as entries arrive, and every
+ * failure names the line (tests/fuzz/fuzz_mm.c fuzzes it). The handle side
+ * (cupat_mm_read / _write) is in sparse.c. */
 #include "internal.h"
 #include "sparse/sparse_internal.h"
 
@@ -111,8 +113,10 @@ static int parse_u(const char *t, size_t l, uint64_t *v)
 }
 
 /* A value token: a finite real, or (integer field) an integer of at most
- * 2^53 in magnitude. 0 on success; else a reason for the message. */
-static const char *parse_value(const char *t, size_t l, int integer, double *v)
+ * 2^53 in magnitude; with f32, also one that stays finite in f32 (1e39 is
+ * finite text, but read as f32 it would be inf). 0 on success; else a
+ * reason for the message. */
+static const char *parse_value(const char *t, size_t l, int integer, int f32, double *v)
 {
     char buf[128];
     if (l >= sizeof buf) return "is too long for a number";
@@ -132,6 +136,8 @@ static const char *parse_value(const char *t, size_t l, int integer, double *v)
     if (e != buf + l || l == 0) return "is not a number";
     if (isnan(x)) return "is NaN (not a finite number)";
     if (isinf(x)) return "is not finite (overflow or inf)";
+    if (f32 && isinf((float)x))
+        return "overflows f32 (beyond +-3.4028235e38; read the matrix as f64)";
     *v = x;
     return NULL;
 }
@@ -148,7 +154,10 @@ static cupat_status grow(mm_in *in, mm_coo *m, size_t *cap, size_t need)
     double *v = realloc(m->v, nc * sizeof *v);
     if (v) m->v = v;
     if (!r || !c || !v)
-        return MM_FAIL(in, CUPAT_ERROR_OUT_OF_MEMORY, "cannot hold %zu entries", nc);
+        return MM_FAIL(in, CUPAT_ERROR_OUT_OF_MEMORY,
+                       "no host memory for %zu entries (%zu bytes of row, column and value "
+                       "arrays)",
+                       nc, nc * (2 * sizeof *r + sizeof *v));
     *cap = nc;
     return CUPAT_SUCCESS;
 }
@@ -172,7 +181,7 @@ void cupat__mm_free(mm_coo *m)
     memset(m, 0, sizeof *m);
 }
 
-static cupat_status parse(mm_in *in, mm_coo *m)
+static cupat_status parse(mm_in *in, mm_coo *m, int f32)
 {
     const char *t[6];
     size_t l[6];
@@ -257,6 +266,14 @@ static cupat_status parse(mm_in *in, mm_coo *m)
                        "declares %.0f entries, but the %llu bytes left hold at most %llu",
                        wd, (unsigned long long)(left - 1),
                        (unsigned long long)(left / least));
+    if (M > cupat__file_dims_max(want) || N > cupat__file_dims_max(want))
+        return MM_FAIL(in, CUPAT_ERROR_SIZE,
+                       "size %llu x %llu, %llu entr%s: beyond %llu rows or columns, a "
+                       "file must list an entry for every %u of them (the CSR keeps a "
+                       "pointer for every row, listed or not)",
+                       (unsigned long long)M, (unsigned long long)N, (unsigned long long)want,
+                       want == 1 ? "y" : "ies", (unsigned long long)CUPAT_FILE_DIMS_FREE,
+                       CUPAT_FILE_DIMS_PER_ENTRY);
     if (coord && !sym && (double)NZ > (double)M * (double)N)
         return MM_FAIL(in, CUPAT_ERROR_FORMAT,
                        "declares %llu entries in a %llu x %llu matrix (more than it has; "
@@ -264,8 +281,10 @@ static cupat_status parse(mm_in *in, mm_coo *m)
                        (unsigned long long)NZ, (unsigned long long)M, (unsigned long long)N);
     m->rows = (size_t)M;
     m->cols = (size_t)N;
+    /* the arrays grow as entries arrive: a count that the bytes could hold
+     * is still only a claim until the entries are there */
     size_t cap = 0;
-    if (coord) CUPAT_TRY(grow(in, m, &cap, (size_t)(sym ? 2 * NZ : NZ) + 1));
+    if (coord) CUPAT_TRY(grow(in, m, &cap, (size_t)(NZ < 4096 ? NZ : 4096) + 1));
 
     /* entries */
     int integer = (kind & MM_INTEGER) != 0, pattern = (kind & MM_PATTERN) != 0;
@@ -292,7 +311,7 @@ static cupat_status parse(mm_in *in, mm_coo *m)
                 return MM_FAIL(in, CUPAT_ERROR_FORMAT,
                                "column index \"%.*s\" is outside 1..%llu",
                                (int)(l[1] > 24 ? 24 : l[1]), t[1], (unsigned long long)N);
-            if (!pattern && (why = parse_value(t[2], l[2], integer, &v)))
+            if (!pattern && (why = parse_value(t[2], l[2], integer, f32, &v)))
                 return MM_FAIL(in, CUPAT_ERROR_FORMAT, "value \"%.*s\" %s",
                                (int)(l[2] > 40 ? 40 : l[2]), t[2], why);
             if (sym && i < j)
@@ -310,7 +329,7 @@ static cupat_status parse(mm_in *in, mm_coo *m)
                 CUPAT_TRY(push(in, m, &cap, (int64_t)j - 1, (int64_t)i - 1,
                                (kind & MM_SKEW) ? -v : v));
         } else {
-            if ((why = parse_value(t[0], l[0], integer, &v)))
+            if ((why = parse_value(t[0], l[0], integer, f32, &v)))
                 return MM_FAIL(in, CUPAT_ERROR_FORMAT, "value \"%.*s\" %s",
                                (int)(l[0] > 40 ? 40 : l[0]), t[0], why);
             if (v != 0.0) {
@@ -334,16 +353,22 @@ static cupat_status parse(mm_in *in, mm_coo *m)
     return CUPAT_SUCCESS;
 }
 
-cupat_status cupat__mm_parse(cupat_ctx *ctx, const char *data, size_t size, const char *name,
-                             mm_coo *out)
+cupat_status cupat__mm_parse_as(cupat_ctx *ctx, const char *data, size_t size,
+                                const char *name, cupat_type value_type, mm_coo *out)
 {
     memset(out, 0, sizeof *out);
     mm_in in = {ctx, name ? name : "(memory)", data, data + size, 0, data, data};
     if (!data && size)
         return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_mm_read: data is NULL");
-    cupat_status s = parse(&in, out);
+    cupat_status s = parse(&in, out, value_type == CUPAT_F32);
     if (s != CUPAT_SUCCESS) cupat__mm_free(out);
     return s;
+}
+
+cupat_status cupat__mm_parse(cupat_ctx *ctx, const char *data, size_t size, const char *name,
+                             mm_coo *out)
+{
+    return cupat__mm_parse_as(ctx, data, size, name, CUPAT_F64, out);
 }
 
 /* ---------------------------------------------------------------- writer -- */
@@ -447,7 +472,10 @@ cupat_status cupat__mm_format(cupat_ctx *ctx, const char *fn, const mm_coo *m, u
                                "is not an integer",
                                fn, (long long)m->r[k] + 1, (long long)m->c[k] + 1, m->v[k]);
     mm_ent *e = malloc((m->nnz ? m->nnz : 1) * sizeof *e);
-    if (!e) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    if (!e)
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "%s: no host memory for a copy of the %zu entries (%zu bytes)", fn,
+                           m->nnz, m->nnz * sizeof *e);
     for (size_t k = 0; k < m->nnz; k++) e[k] = (mm_ent){m->r[k], m->c[k], m->v[k]};
     if (sym) {
         /* A (sorted by row, column) must equal its transpose (sorted the same
@@ -455,7 +483,10 @@ cupat_status cupat__mm_format(cupat_ctx *ctx, const char *fn, const mm_coo *m, u
         mm_ent *tr = malloc((m->nnz ? m->nnz : 1) * sizeof *tr);
         if (!tr) {
             free(e);
-            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
+            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                               "%s: no host memory for the transpose of the %zu entries (%zu "
+                               "bytes), to check the symmetry",
+                               fn, m->nnz, m->nnz * sizeof *tr);
         }
         for (size_t k = 0; k < m->nnz; k++) tr[k] = (mm_ent){e[k].c, e[k].r, e[k].v};
         qsort(e, m->nnz, sizeof *e, by_rc);
@@ -517,8 +548,9 @@ cupat_status cupat__mm_format(cupat_ctx *ctx, const char *fn, const mm_coo *m, u
     free(e);
     if (b.oom) {
         free(b.p);
-        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory for the text",
-                           fn);
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "%s: no host memory for the text (%zu bytes written, more needed)",
+                           fn, b.len);
     }
     *text = b.p;
     *len = b.len;
