@@ -245,15 +245,17 @@ cupat_status cupat_image_read_memory(cupat_ctx *ctx, const void *data, size_t si
                                      cupat_image *img);
 /* Write by the extension of `path`: .png (1, 3, 4 channels), .ppm (1 or 3:
  * gray is copied into r, g, b), .pgm (1), .pnm (P5 for 1, P6 for 3), .pam
- * (keeps alpha). Refused combinations (e.g. RGBA to .ppm) are
- * CUPAT_ERROR_INVALID_VALUE; a failed write removes the partial file. */
+ * (1, 3, 4; keeps alpha). Refused combinations (e.g. RGBA to .ppm, any
+ * format with 2 channels) are CUPAT_ERROR_INVALID_VALUE; a failed write
+ * removes the partial file. */
 cupat_status cupat_image_write(cupat_ctx *ctx, const char *path, const cupat_image *img);
 /* The same to an open stream (stdout, a pipe) in `format`: "png", "ppm",
  * "pgm", "pnm" or "pam" (any case), as the extensions above. f is flushed,
  * not closed; on a failure part of the image may have been written. */
 cupat_status cupat_image_write_stream(cupat_ctx *ctx, FILE *f, const char *format,
                                       const cupat_image *img);
-/* Allocate img->data for the given shape (zeroed) / release it. */
+/* Allocate img->data for the given shape (zeroed; channels 1, 3 or 4, else
+ * CUPAT_ERROR_INVALID_VALUE) / release it. */
 cupat_status cupat_image_alloc(cupat_ctx *ctx, cupat_image *img, size_t width,
                                size_t height, int channels);
 void cupat_image_free(cupat_image *img);

@@ -21,13 +21,15 @@
  *
  * What a write makes, by the extension of the path (case-insensitive) or the
  * format given to cupat_image_write_stream:
- *   .png  any of 1..4 channels (2 = gray+alpha)
+ *   .png  1, 3 or 4 channels
  *   .pgm  1 channel (P5); others are refused: convert with cupat_rgb_to_gray
  *   .ppm  1 or 3 channels (P6; gray is replicated to RGB)
  *   .pnm  1 channel -> P5, 3 -> P6
- *   .pam  any of 1..4 channels (P7 with the matching tuple type)
- * PPM/PGM/PNM cannot hold alpha: a 2- or 4-channel image is refused with
- * CUPAT_ERROR_INVALID_VALUE rather than losing its alpha silently.
+ *   .pam  1, 3 or 4 channels (P7 with the matching tuple type)
+ * PPM/PGM/PNM cannot hold alpha: a 4-channel image is refused with
+ * CUPAT_ERROR_INVALID_VALUE rather than losing its alpha silently. A
+ * cupat_image has 1, 3 or 4 channels, as cupat.h says: a read turns
+ * gray+alpha into RGBA, and cupat_image_alloc and the writes refuse 2.
  *
  * Errors. Every failing read returns what it allocated: libpng's state is
  * destroyed after its longjmp lands, and the PNM code allocates nothing
@@ -786,6 +788,16 @@ static cupat_status read_input(struct input *in, cupat_image *img)
     }
     if (n >= 2 && magic[0] == 'P' && magic[1] >= '1' && magic[1] <= '7')
         return pnm_read(in, magic[1], img);
+    /* "PNG" after the first byte, the rest of the 8 bytes wrong: a PNG whose
+     * signature was damaged (a text-mode transfer turns its \r\n into \n) */
+    if (n >= 4 && memcmp(magic + 1, "PNG", 3) == 0)
+        return cupat__fail(in->ctx, CUPAT_ERROR_FORMAT,
+                           "%s: '%s': corrupt PNG signature: the first bytes are %02x %02x "
+                           "%02x %02x %02x %02x %02x %02x, a PNG starts 89 50 4e 47 0d 0a 1a "
+                           "0a (a text-mode transfer changes the 0d 0a)",
+                           in->fn, in->name, magic[0], magic[1], magic[2], magic[3],
+                           n > 4 ? magic[4] : 0, n > 5 ? magic[5] : 0, n > 6 ? magic[6] : 0,
+                           n > 7 ? magic[7] : 0);
     return cupat__fail(in->ctx, CUPAT_ERROR_FORMAT,
                        "%s: '%s' is neither PNG nor PBM/PGM/PPM/PAM (first bytes %02x %02x "
                        "%02x %02x)",
@@ -879,12 +891,21 @@ static enum out_kind out_kind_of(const char *path)
     return out_kind_of_ext(dot + 1);
 }
 
+/* A cupat_image's channel count: 1 (gray), 3 (RGB) or 4 (RGBA); `what`
+ * names the argument. */
+static cupat_status check_channels(cupat_ctx *ctx, const char *fn, const char *what, int ch)
+{
+    if (ch != 1 && ch != 3 && ch != 4)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: %s = %d (must be 1 gray, 3 RGB or 4 RGBA%s)", fn, what, ch,
+                           ch == 2 ? "; gray+alpha is held as RGBA" : "");
+    return CUPAT_SUCCESS;
+}
+
 /* The image's own checks, common to both writes. */
 static cupat_status write_image_args(cupat_ctx *ctx, const char *fn, const cupat_image *img)
 {
-    if (img->channels < 1 || img->channels > 4)
-        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                           "%s: img->channels = %d (must be 1 to 4)", fn, img->channels);
+    CUPAT_TRY(check_channels(ctx, fn, "img->channels", img->channels));
     if (img->width == 0 || img->height == 0)
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
                            "%s: image is %zux%zu; image files cannot be empty", fn, img->width,
@@ -1003,9 +1024,7 @@ cupat_status cupat_image_alloc(cupat_ctx *ctx, cupat_image *img, size_t width,
     if (ctx) CUPAT_TRY(cupat__begin(ctx, fn));
     if (!img) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: img is NULL", fn);
     memset(img, 0, sizeof *img);
-    if (channels < 1 || channels > 4)
-        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                           "%s: channels = %d (must be 1 to 4)", fn, channels);
+    CUPAT_TRY(check_channels(ctx, fn, "channels", channels));
     size_t bytes;
     CUPAT_TRY(cupat__size_mul(ctx, fn, "width x height x channels", width, height,
                               (size_t)channels, &bytes));

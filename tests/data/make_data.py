@@ -231,6 +231,7 @@ body = bytearray(good[idat_pos + 8:idat_pos + 8 + n])
 body[2:12] = b"\xff" * 10                       # broken deflate stream ...
 bad = good[:idat_pos] + chunk(b"IDAT", bytes(body)) + good[idat_pos + 12 + n:]
 out("badzlib.png", bad)                         # ... under a correct CRC
+out("badsig.png", good[:4] + b"\n" + good[6:])  # the signature's \r\n made \n (text mode)
 
 
 def header_only_png(w, h):
