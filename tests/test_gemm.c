@@ -525,6 +525,19 @@ static void bad_inputs(cupat_ctx *ctx)
                 cupat_gemv_f32(ctx, 0, (cupat_trans)7, 4, 4, 1.0f, d, 4, d, 0.0f, d));
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "flags",
                 cupat_gemv_f32(ctx, 0x10, N, 4, 4, 1.0f, d, 4, d, 0.0f, d));
+    /* A size that overflows names m or n, not lda (which is fine here) */
+    CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "y (m floats) = 18446744073709551615",
+                cupat_gemv_f32(ctx, 0, N, SIZE_MAX, 4, 1.0f, d, 4, d, 0.0f, d));
+    CHECK(!strstr(cupat_last_error(ctx), "lda"), "gemv m = SIZE_MAX blames lda: %s",
+          cupat_last_error(ctx));
+    CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "y (m floats) = 18446744073709551615",
+                cupat_gemv_f32(ctx, CUPAT_COL_MAJOR, N, SIZE_MAX, 4, 1.0f, d, SIZE_MAX, d, 0.0f,
+                               d));
+    CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "x (m floats) = 18446744073709551615",
+                cupat_gemv_f32(ctx, 0, T, SIZE_MAX, 4, 1.0f, d, 4, d, 0.0f, d));
+    CHECK_FAILS(ctx, CUPAT_ERROR_SIZE, "A (m x n floats) = 1099511627776 x 1099511627776",
+                cupat_gemv_f32(ctx, 0, N, (size_t)1 << 40, (size_t)1 << 40, 1.0f, d,
+                               (size_t)1 << 40, d, 0.0f, d));
     /* nothing to do: success without touching anything */
     CHECK_OK(ctx, cupat_gemm_f32(ctx, 0, N, N, 0, 5, 3, 1.0f, NULL, 3, NULL, 5, 1.0f, NULL, 5));
     CHECK_OK(ctx, cupat_gemv_f32(ctx, 0, N, 0, 5, 1.0f, NULL, 5, NULL, 1.0f, NULL));

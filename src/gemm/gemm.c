@@ -273,12 +273,18 @@ cupat_status cupat_gemv_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, si
     int ta = op_a == CUPAT_TRANS_T;
     size_t ylen = ta ? n : m, xlen = ta ? m : n;
     int reads_ax = alpha != 0.0f && xlen > 0 && ylen > 0;
+    /* the dimensions before lda: A's extent grows with both, and a size that
+     * overflows is m's or n's fault, not the leading dimension's */
+    size_t xb, yb, ab;
+    CUPAT_TRY(cupat__size_mul(ctx, fn, ta ? "x (m floats)" : "x (n floats)", xlen,
+                              sizeof(float), 1, &xb));
+    CUPAT_TRY(cupat__size_mul(ctx, fn, ta ? "y (n floats)" : "y (m floats)", ylen,
+                              sizeof(float), 1, &yb));
+    if (reads_ax)
+        CUPAT_TRY(cupat__size_mul(ctx, fn, "A (m x n floats)", m, n, sizeof(float), &ab));
     cupat__extent ea;
     CUPAT_TRY(check_matrix(ctx, fn, "A", "lda", A, lda, m, n, sizeof(float), colmajor,
                            reads_ax, &ea));
-    size_t xb, yb;
-    CUPAT_TRY(cupat__size_mul(ctx, fn, "x bytes", xlen, sizeof(float), 1, &xb));
-    CUPAT_TRY(cupat__size_mul(ctx, fn, "y bytes", ylen, sizeof(float), 1, &yb));
     if (reads_ax) CUPAT_TRY(cupat__check_data(ctx, fn, "x", x, xb));
     CUPAT_TRY(cupat__check_data(ctx, fn, "y", y, yb));
     /* y is written while A and x are read (by other threads): no overlap. */
