@@ -32,6 +32,12 @@ filter_cli_test(kernel_empty "filter a.ppm b.ppm --kernel ${K}/empty.txt"
                 RC 2 ERR "empty.txt:1: no size line" ERR_LINES 1)
 filter_cli_test(kernel_missing "filter a.ppm b.ppm --kernel ${K}/no-such.txt"
                 RC 2 ERR "no-such.txt: No such file" ERR_LINES 1)
+# finite as text, inf as an f32 tap: refused with the line (it was accepted)
+filter_cli_test(kernel_overflow "filter a.ppm b.ppm --kernel ${K}/overflow.txt"
+                RC 2 ERR "overflow.txt:2: 1e[+]39 overflows f32" ERR_LINES 1)
+filter_cli_test(kernel_overflow_scale "filter a.ppm b.ppm --kernel ${K}/overflow_scale.txt"
+                RC 2 ERR "overflow_scale.txt: tap 1 of row 1 times the scale, 1e[+]60, overflows f32"
+                ERR_LINES 1)
 
 # Real filters on the committed images, CPU backend.
 filter_cli_test(gaussian "filter ${FLT_DATA}/astronaut.ppm ${FLT_OUT}/gauss.ppm --gaussian 5 --backend cpu"
@@ -46,5 +52,18 @@ filter_cli_test(kernel_file "filter ${FLT_DATA}/astronaut.ppm ${FLT_OUT}/k.ppm -
                 RC 0 OUT "3x3 filter on cpu" ERR_LINES 0)
 filter_cli_test(missing_image "filter ${FLT_OUT}/no-such.ppm ${FLT_OUT}/x.ppm --sobel --backend cpu"
                 RC 1 ERR "^cupat: .*no-such\\.ppm" ERR_LINES 1)
+# '-' is stdin / stdout, as for gray, blur and hist (cmd_image.c's code): the
+# report then goes to stderr; "P6\n121 91\n255\n" comes out
+filter_cli_test(stdin_stdout "filter - - --format ppm --sobel --backend cpu"
+                STDIN_PIPE ${FLT_DATA}/astronaut.ppm STDOUT_FILE ${FLT_OUT}/stdout.ppm
+                OUT_HEX "^50360a3132312039310a3235350a"
+                RC 0 ERR "^filter: 121x91, 3 ch, 3x3 filter on cpu .*-> [(]stdout[)]\n$" ERR_LINES 1)
+filter_cli_test(stdin_file "filter - ${FLT_OUT}/stdin.pgm --box 3 --backend cpu"
+                STDIN_PIPE ${FLT_DATA}/plain.pgm RC 0 OUT "^filter: 4x3, 1 ch, 3x3 separable.*stdin\\.pgm\n$"
+                ERR_LINES 0)
+filter_cli_test(stdin_not_image "filter - ${FLT_OUT}/x.pgm --sobel --backend cpu"
+                STDIN_PIPE ${FLT_DATA}/text.png RC 1 ERR "^cupat: .*[(]stdin[)].*neither PNG" ERR_LINES 1)
+filter_cli_test(format_with_path "filter a.ppm b.pgm --sobel --format pgm" RC 2
+                ERR "--format is for OUT '-'" ERR_LINES 1)
 filter_cli_test(cuda "filter ${FLT_DATA}/astronaut.ppm ${FLT_OUT}/gauss_cuda.ppm --gaussian 9 --backend cuda"
                 RC "0|1" ANY "^filter: 121x91.*cuda|cupat: .*\n$")

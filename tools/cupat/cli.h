@@ -44,6 +44,19 @@ int cli_parse_int(const char *cmd, const char *opt, const char *s, long lo, long
  * also accepted; "B" alone is bytes). 0, or 2 after a one-line reason. */
 int cli_parse_size(const char *cmd, const char *opt, const char *s, size_t *out);
 
+/* The image commands' IN and OUT (cmd_image.c; gray, blur, filter): '-' is
+ * stdin / stdout, OUT '-' in the --format (png when not given), a path's
+ * format by its extension. cli_image_io_usage: the help's sentences on it
+ * (no newline at the end). cli_image_format: checks --format against OUT and
+ * sets the default; 0, or 2 after a one-line reason. Read and write report
+ * through cupat_last_error(NULL). cli_image_name: what messages call the
+ * path ("(stdin)" / "(stdout)" for '-'). */
+void cli_image_io_usage(FILE *f);
+int cli_image_format(const char *cmd, const char *out_path, const char **format);
+cupat_status cli_image_read(const char *in_path, cupat_image *img);
+cupat_status cli_image_write(const char *out_path, const char *format, const cupat_image *img);
+const char *cli_image_name(const char *path, int out);
+
 /* NULL when a CUDA device is usable; else why not, one line, static storage. */
 const char *cli_no_cuda_reason(void);
 

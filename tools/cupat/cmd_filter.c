@@ -14,7 +14,7 @@
 static void usage(void)
 {
     printf("Usage: cupat filter IN OUT (--gaussian N | --sharpen | --sobel | --box N |\n"
-           "                           --kernel FILE) [--backend B] [--device N]\n"
+           "                           --kernel FILE) [--backend B] [--device N] [--format F]\n"
            "\n"
            "Filters every channel of IN with cupat_conv2d (8-bit, clamp border; results\n"
            "rounded half to even and saturated to 0..255) and writes OUT.\n"
@@ -26,8 +26,12 @@ static void usage(void)
            "                negative half saturates to 0\n"
            "  --kernel FILE a filter from a text file: a line 'W H' (odd, 1..31), then H\n"
            "                rows of W numbers, optionally a last line 'scale S'; '#'\n"
-           "                starts a comment (docs/conv2d.md)\n"
-           "IN: PNG, PPM, PGM, PBM or PAM; OUT by extension (.png, .ppm, .pgm, .pnm, .pam).\n");
+           "                starts a comment (docs/conv2d.md); every tap, times the\n"
+           "                scale, must be finite in f32 (|v| < 3.4e38)\n"
+           "  --format F    format of OUT '-': png (default), ppm, pgm, pnm or pam\n"
+           "\n");
+    cli_image_io_usage(stdout);
+    printf(" Prints one line, on stderr when OUT is '-'.\n");
 }
 
 /* One line of the file without its comment; 0 at the end; *toolong when it
@@ -130,7 +134,14 @@ static int read_kernel(const char *path, int *kw, int *kh, float *k)
                         line, rows + 1, n > *kw ? "more than " : "", n > *kw ? *kw : n, *kw);
             goto out;
         }
-        for (int j = 0; j < *kw; j++) k[rows * *kw + j] = (float)v[j];
+        for (int j = 0; j < *kw; j++) {
+            if (isinf((float)v[j])) { /* finite as text, inf as the f32 tap */
+                fprintf(stderr, "cupat filter: %s:%d: %g overflows f32 (|v| < 3.4e38)\n", path,
+                        line, v[j]);
+                goto out;
+            }
+            k[rows * *kw + j] = (float)v[j];
+        }
         rows++;
     }
     if (*kw == 0) {
@@ -141,7 +152,16 @@ static int read_kernel(const char *path, int *kw, int *kh, float *k)
         fprintf(stderr, "cupat filter: %s:%d: %d rows, want %d\n", path, line, rows, *kh);
         goto out;
     }
-    for (int i = 0; i < *kw * *kh; i++) k[i] = (float)(k[i] * scale);
+    for (int i = 0; i < *kw * *kh; i++) {
+        double t = k[i] * scale;
+        if (isinf((float)t)) {
+            fprintf(stderr, "cupat filter: %s: tap %d of row %d times the scale, %g, overflows "
+                            "f32 (|v| < 3.4e38)\n",
+                    path, i % *kw + 1, i / *kw + 1, t);
+            goto out;
+        }
+        k[i] = (float)t;
+    }
     rc = 0;
 out:
     fclose(f);
@@ -151,7 +171,7 @@ out:
 int cmd_filter(int argc, char **argv)
 {
     static const char cmd[] = "cupat filter";
-    const char *in_path = NULL, *out_path = NULL, *kfile = NULL, *v;
+    const char *in_path = NULL, *out_path = NULL, *kfile = NULL, *format = NULL, *v;
     cupat_backend backend = CUPAT_BACKEND_AUTO;
     long device = -1, n = 0;
     int kind = 0; /* 'g' gaussian, 'b' box, 's' sharpen, 'o' sobel, 'k' file */
@@ -179,6 +199,9 @@ int cmd_filter(int argc, char **argv)
         } else if ((r = cli_opt(argc, argv, &i, "--kernel", &v, cmd))) {
             if (r < 0) return 2;
             kfile = v, nk = 'k';
+        } else if ((r = cli_opt(argc, argv, &i, "--format", &v, cmd))) {
+            if (r < 0) return 2;
+            format = v;
         } else if (strcmp(a, "--sharpen") == 0) {
             nk = 's';
         } else if (strcmp(a, "--sobel") == 0) {
@@ -210,6 +233,9 @@ int cmd_filter(int argc, char **argv)
                         "--kernel FILE\n", cmd);
         return 2;
     }
+    /* '-': stdin / stdout, as gray and blur take them */
+    if (cli_image_format(cmd, out_path, &format)) return 2;
+    FILE *report = strcmp(out_path, "-") == 0 ? stderr : stdout;
     float k[31 * 31], row[31], col[31];
     int kw = 3, kh = 3, sep = 0;
     if (kind == 'k' && read_kernel(kfile, &kw, &kh, k)) return 2;
@@ -235,7 +261,7 @@ int cmd_filter(int argc, char **argv)
     cupat_image img = {0}, res = {0};
     uint8_t *d_in = NULL, *d_out = NULL;
     cupat_status s;
-    if (cupat_image_read(NULL, in_path, &img) != CUPAT_SUCCESS ||
+    if (cli_image_read(in_path, &img) != CUPAT_SUCCESS ||
         cupat_image_alloc(NULL, &res, img.width, img.height, img.channels) != CUPAT_SUCCESS) {
         fprintf(stderr, "cupat: %s\n", cupat_last_error(NULL));
         goto done;
@@ -256,15 +282,16 @@ int cmd_filter(int argc, char **argv)
         fprintf(stderr, "cupat: %s\n", cupat_last_error(ctx));
         goto done;
     }
-    if (cupat_image_write(NULL, out_path, &res) != CUPAT_SUCCESS) {
+    if (cli_image_write(out_path, format, &res) != CUPAT_SUCCESS) {
         fprintf(stderr, "cupat: %s\n", cupat_last_error(NULL));
         goto done;
     }
     const cupat_variant_info *info = NULL;
     cupat_get_variant(ctx, sep ? "conv2d_sep" : "conv2d", &info);
-    printf("filter: %zux%zu, %d ch, %dx%d %s on %s (%s) -> %s\n", img.width, img.height,
-           img.channels, kw, kh, sep ? "separable" : "filter",
-           cupat_backend_name(cupat_get_backend(ctx)), info ? info->name : "?", out_path);
+    fprintf(report, "filter: %zux%zu, %d ch, %dx%d %s on %s (%s) -> %s\n", img.width,
+            img.height, img.channels, kw, kh, sep ? "separable" : "filter",
+            cupat_backend_name(cupat_get_backend(ctx)), info ? info->name : "?",
+            cli_image_name(out_path, 1));
     rc = 0;
 done:
     if (ctx) {

@@ -1,6 +1,7 @@
 /* cmd_image.c — `cupat gray` and `cupat blur`: a real image file through one
  * rung of the gray (PMPP 3.2) or blur (PMPP 3.3) ladder, timed, and the result
- * written back as an image file. */
+ * written back as an image file; and the image commands' IN / OUT ('-' for
+ * stdin / stdout, --format), which `cupat filter` shares (cli.h). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "cli.h"
 #include "commands.h"
@@ -10,6 +11,54 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* ------------------------------------------------ IN and OUT, shared -- */
+
+void cli_image_io_usage(FILE *f)
+{
+    fprintf(f, "IN: PNG, PPM, PGM, PBM or PAM (told apart by contents): a file, a pipe or\n"
+               "a FIFO; '-' reads stdin. OUT: by extension, .png, .ppm, .pgm, .pnm or .pam;\n"
+               "'-' writes stdout in the --format.");
+}
+
+int cli_image_format(const char *cmd, const char *out_path, const char **format)
+{
+    static const char *const formats[] = {"png", "ppm", "pgm", "pnm", "pam"};
+    const int out_std = strcmp(out_path, "-") == 0;
+    int known = 0;
+    for (size_t k = 0; *format && k < sizeof formats / sizeof formats[0]; k++)
+        known |= strcmp(*format, formats[k]) == 0;
+    if (*format && !known) {
+        fprintf(stderr, "%s: --format '%s': png, ppm, pgm, pnm or pam\n", cmd, *format);
+        return 2;
+    }
+    if (*format && !out_std) {
+        fprintf(stderr, "%s: --format is for OUT '-' (stdout); '%s' takes its format from its "
+                        "extension\n", cmd, out_path);
+        return 2;
+    }
+    if (out_std && !*format) *format = "png";
+    return 0;
+}
+
+cupat_status cli_image_read(const char *in_path, cupat_image *img)
+{
+    return strcmp(in_path, "-") == 0 ? cupat_image_read_stream(NULL, stdin, "(stdin)", img)
+                                     : cupat_image_read(NULL, in_path, img);
+}
+
+cupat_status cli_image_write(const char *out_path, const char *format, const cupat_image *img)
+{
+    return strcmp(out_path, "-") == 0 ? cupat_image_write_stream(NULL, stdout, format, img)
+                                      : cupat_image_write(NULL, out_path, img);
+}
+
+const char *cli_image_name(const char *path, int out)
+{
+    return strcmp(path, "-") != 0 ? path : out ? "(stdout)" : "(stdin)";
+}
+
+/* ------------------------------------------------------- gray and blur -- */
 
 static void usage(int blur)
 {
@@ -26,10 +75,9 @@ static void usage(int blur)
                "RGB to gray, gray = 0.21 r + 0.71 g + 0.07 b, written to OUT as a\n"
                "1-channel image. An RGBA input is converted without its alpha; a gray\n"
                "input is refused (nothing to convert).\n");
-    printf("\n"
-           "IN: PNG, PPM, PGM, PBM or PAM (told apart by contents): a file, a pipe or\n"
-           "a FIFO; '-' reads stdin. OUT: by extension, .png, .ppm, .pgm, .pnm or .pam;\n"
-           "'-' writes stdout in the --format. Prints one line: the size, the rung that\n"
+    printf("\n");
+    cli_image_io_usage(stdout);
+    printf(" Prints one line: the size, the rung that\n"
            "ran and its median time over the repetitions (CUDA events on the CUDA\n"
            "backend, the host clock on the CPU), after one untimed warm-up run; on\n"
            "stderr when OUT is '-'.\n"
@@ -153,22 +201,8 @@ int cmd_image(int argc, char **argv)
         return 2;
     }
     /* '-': stdin / stdout. The image then owns stdout; the report goes to stderr. */
-    const int in_std = strcmp(in_path, "-") == 0, out_std = strcmp(out_path, "-") == 0;
-    static const char *const formats[] = {"png", "ppm", "pgm", "pnm", "pam"};
-    int known = 0;
-    for (size_t k = 0; format && k < sizeof formats / sizeof formats[0]; k++)
-        known |= strcmp(format, formats[k]) == 0;
-    if (format && !known) {
-        fprintf(stderr, "%s: --format '%s': png, ppm, pgm, pnm or pam\n", cmd, format);
-        return 2;
-    }
-    if (format && !out_std) {
-        fprintf(stderr, "%s: --format is for OUT '-' (stdout); '%s' takes its format from its "
-                        "extension\n", cmd, out_path);
-        return 2;
-    }
-    if (out_std && !format) format = "png";
-    FILE *report = out_std ? stderr : stdout;
+    if (cli_image_format(cmd, out_path, &format)) return 2;
+    FILE *report = strcmp(out_path, "-") == 0 ? stderr : stdout;
 
     int rc = 1;
     cupat_ctx *ctx = NULL;
@@ -179,8 +213,7 @@ int cmd_image(int argc, char **argv)
     const char *note = "";
 
     /* The file first: a bad path fails fast, before CUDA starts up. */
-    if ((in_std ? cupat_image_read_stream(NULL, stdin, "(stdin)", &img)
-                : cupat_image_read(NULL, in_path, &img)) != CUPAT_SUCCESS) {
+    if (cli_image_read(in_path, &img) != CUPAT_SUCCESS) {
         fprintf(stderr, "cupat: %s\n", cupat_last_error(NULL));
         return 1;
     }
@@ -189,7 +222,7 @@ int cmd_image(int argc, char **argv)
     if (!blur) {
         if (img.channels != 3 && img.channels != 4) {
             fprintf(stderr, "%s: '%s' is already gray (%d channel%s); nothing to convert\n", cmd,
-                    in_std ? "(stdin)" : in_path, img.channels, img.channels == 1 ? "" : "s");
+                    cli_image_name(in_path, 0), img.channels, img.channels == 1 ? "" : "s");
             goto done;
         }
         j.channels = 3;
@@ -235,8 +268,7 @@ int cmd_image(int argc, char **argv)
         (s = cupat_memcpy(ctx, res.data, d_out, out_bytes)) != CUPAT_SUCCESS ||
         (s = cupat_sync(ctx)) != CUPAT_SUCCESS)
         goto lib_failed;
-    if ((out_std ? cupat_image_write_stream(NULL, stdout, format, &res)
-                 : cupat_image_write(NULL, out_path, &res)) != CUPAT_SUCCESS) {
+    if (cli_image_write(out_path, format, &res) != CUPAT_SUCCESS) {
         fprintf(stderr, "cupat: %s\n", cupat_last_error(NULL));
         goto done;
     }
@@ -250,7 +282,7 @@ int cmd_image(int argc, char **argv)
     else snprintf(what, sizeof what, "%d ch -> 1%s", img.channels, note);
     fprintf(report, "%s: %zux%zu %s, %s rung '%s': median %.4f ms of %ld, %.2f GB/s -> %s\n",
             pattern, img.width, img.height, what, cupat_backend_name(cupat_get_backend(ctx)),
-            info->name, med * 1e3, reps, gbs, out_std ? "(stdout)" : out_path);
+            info->name, med * 1e3, reps, gbs, cli_image_name(out_path, 1));
     rc = 0;
     goto done;
 
