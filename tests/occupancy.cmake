@@ -11,8 +11,16 @@ cupat_cli_test(occupancy_pmpp "occupancy --threads 256 --regs 64 --smem 8K --dev
                OUT "registers +4 +16384.*<- the limit.*occupancy 50.0%" LABELS lab)
 cupat_cli_test(occupancy_examples "occupancy --examples" RC 0
                OUT "M22.*1,638.*hardware rule: 1536 threads.*M38.*differs from the book.*G25" LABELS lab)
-cupat_cli_test(occupancy_too_big "occupancy --threads 256 --regs 300 --device h100" RC 0
-               OUT "cannot launch: 300 registers a thread is above the device's 255" LABELS lab)
+# Within --help's ranges but beyond a preset's own limits: the calculator's answer.
+cupat_cli_test(occupancy_too_big "occupancy --threads 256 --regs 200 --device g80" RC 0
+               OUT "cannot launch: 200 registers a thread is above the device's 127" LABELS lab)
+cupat_cli_test(occupancy_block_too_big "occupancy --threads 768 --device g80" RC 0
+               OUT "cannot launch: 768 threads a block is above the device's 512" LABELS lab)
+# Beyond --help's ranges (threads 1..1024, registers 0..255): usage errors.
+cupat_cli_test(occupancy_threads_1025 "occupancy --threads 1025 --device h100" RC 2
+               ERR "--threads '1025' is not an integer in \\[1, 1024\\]" ERR_LINES 1 LABELS lab)
+cupat_cli_test(occupancy_regs_256 "occupancy --threads 256 --regs 256 --device h100" RC 2
+               ERR "--regs '256' is not an integer in \\[0, 255\\]" ERR_LINES 1 LABELS lab)
 cupat_cli_test(occupancy_no_threads "occupancy --device h100" RC 2 ERR "--threads is required" ERR_LINES 1
                LABELS lab)
 cupat_cli_test(occupancy_bad_device "occupancy --threads 32 --device tpu" RC 2

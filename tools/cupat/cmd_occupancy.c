@@ -29,7 +29,8 @@ static void usage(FILE *f)
             "\n"
             "Options:\n"
             "  --threads T    threads a block (1..1024)\n"
-            "  --regs R       registers a thread (ptxas -v, cuobjdump --dump-resource-usage; default 0)\n"
+            "  --regs R       registers a thread, 0..255 (ptxas -v, cuobjdump --dump-resource-usage;\n"
+            "                 default 0)\n"
             "  --smem BYTES   shared memory a block, static + dynamic (K, M suffixes; default 0)\n"
             "  --device D     a preset or a CUDA device index (default: device 0, else an error)\n"
             "  --rule R       hardware (registers to warps in 256s over 4 sub-partitions, shared\n"
@@ -248,9 +249,11 @@ int cmd_occupancy(int argc, char **argv)
             return 0;
         }
         if ((r = cli_opt(argc, argv, &i, "--threads", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_int(CMD, "--threads", v, 1, 1 << 20, &threads)) return 2;
+            /* the ranges --help gives: CUDA's own limits since cc 2.0 (threads) and
+             * 3.5 (registers); a preset below them (g80) says "cannot launch" */
+            if (r < 0 || cli_parse_int(CMD, "--threads", v, 1, 1024, &threads)) return 2;
         } else if ((r = cli_opt(argc, argv, &i, "--regs", &v, CMD)) != 0) {
-            if (r < 0 || cli_parse_int(CMD, "--regs", v, 0, 1 << 20, &regs)) return 2;
+            if (r < 0 || cli_parse_int(CMD, "--regs", v, 0, 255, &regs)) return 2;
         } else if ((r = cli_opt(argc, argv, &i, "--smem", &v, CMD)) != 0) {
             if (r < 0 || cli_parse_size(CMD, "--smem", v, &smem)) return 2;
         } else if ((r = cli_opt(argc, argv, &i, "--device", &v, CMD)) != 0) {
