@@ -126,8 +126,42 @@ static void usage(FILE *f)
             "  --device N    CUDA device (the lab needs the CUDA backend)\n"
             "  -h, --help    this text\n"
             "\n"
-            "The other labs: 'cupat lab "
-            "warp|atomics|float|errors|memory|streams|exec|cluster|coop|async|l2|multi --help'.\n");
+            "The other labs: 'cupat lab --help'.\n");
+}
+
+/* The labs (topics): one table for the dispatch, `cupat lab --help` and the
+ * "which lab?" message. access is this file's; the others have commands of
+ * their own (argv[0] = the topic). */
+static const struct lab_topic {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *what;
+} topics[] = {
+    {"access", NULL, "memory access: coalescing, AoS/SoA, shared-memory banks, host memory"},
+    {"warp", cmd_lab_warp, "shuffles, votes"},
+    {"atomics", cmd_lab_atomics, "races, custom atomics, contention"},
+    {"float", cmd_lab_float, "IEEE 754, rounding, intrinsics"},
+    {"errors", cmd_lab_errors, "classic bugs"},
+    {"memory", cmd_lab_memory, "caches, symbols, pitch, fences, unified memory"},
+    {"streams", cmd_lab_streams, "overlap, false dependencies, priorities, events, graphs"},
+    {"exec", cmd_lab_exec, "divergence, latency, occupancy, register cliffs, CDP"},
+    {"cluster", cmd_lab_cluster, "thread-block clusters, distributed shared memory"},
+    {"coop", cmd_lab_coop, "cooperative groups, grid sync"},
+    {"async", cmd_lab_async, "cuda::barrier, memcpy_async, pipelines, TMA"},
+    {"l2", cmd_lab_l2, "L2 persistence, access-policy windows, sm_90a feature sets"},
+    {"multi", cmd_lab_multi,
+     "under mpirun -np 2: GPU links, all-reduce vs NCCL, stencil and sort scaling"},
+};
+#define NTOPICS (sizeof topics / sizeof topics[0])
+
+static void lab_usage(FILE *f)
+{
+    fprintf(f, "Usage: cupat lab TOPIC [EXPERIMENT...] [options]\n"
+               "\n"
+               "Experiments on the GPU as measured tables, every row checked (a FAIL exits 1).\n"
+               "TOPIC:\n");
+    for (size_t t = 0; t < NTOPICS; t++) fprintf(f, "  %-8s %s\n", topics[t].name, topics[t].what);
+    fprintf(f, "\n'cupat lab TOPIC --help' lists a topic's experiments and options.\n");
 }
 
 /* ------------------------------------------------------------- ncu pass -- */
@@ -825,23 +859,15 @@ int cmd_lab(int argc, char **argv)
     long reps = 0, device = -1;
     int want[NEXP] = {0}, any = 0, use_ncu = 0, profile = 0, sub = 0;
     /* Topics with a command of their own. */
-    if (argc > 1 && !strcmp(argv[1], "warp")) return cmd_lab_warp(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "atomics")) return cmd_lab_atomics(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "streams")) return cmd_lab_streams(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "exec")) return cmd_lab_exec(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "float")) return cmd_lab_float(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "errors")) return cmd_lab_errors(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "memory")) return cmd_lab_memory(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "multi")) return cmd_lab_multi(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "cluster")) return cmd_lab_cluster(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "coop")) return cmd_lab_coop(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "async")) return cmd_lab_async(argc - 1, argv + 1);
-    if (argc > 1 && !strcmp(argv[1], "l2")) return cmd_lab_l2(argc - 1, argv + 1);
+    for (size_t t = 0; argc > 1 && t < NTOPICS; t++)
+        if (topics[t].fn && !strcmp(argv[1], topics[t].name))
+            return topics[t].fn(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int r;
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
+        if (cli_is_help(argv[i])) { /* before a topic: the list of them */
+            if (sub) usage(stdout);
+            else lab_usage(stdout);
             return 0;
         }
         if ((r = cli_opt(argc, argv, &i, "--n", &v, CMD)) != 0) {
@@ -877,11 +903,11 @@ int cmd_lab(int argc, char **argv)
         } else return cli_unknown(CMD, argv[i]);
     }
     if (!sub) {
-        fprintf(stderr, "%s: which lab? ('cupat lab access', 'cupat lab warp', 'cupat lab atomics', 'cupat lab float', "
-                        "'cupat lab errors', 'cupat lab memory', 'cupat lab streams', 'cupat lab exec', "
-                        "'cupat lab cluster', 'cupat lab coop', 'cupat lab async', 'cupat lab l2' or "
-                        "'mpirun -np 2 cupat lab multi'; try '%s --help')\n",
-                CMD, CMD);
+        fprintf(stderr, "%s: which lab? (", CMD);
+        for (size_t t = 0; t < NTOPICS; t++)
+            fprintf(stderr, "%s'%scupat lab %s'", t == 0 ? "" : t + 1 < NTOPICS ? ", " : " or ",
+                    strcmp(topics[t].name, "multi") ? "" : "mpirun -np 2 ", topics[t].name);
+        fprintf(stderr, "; try '%s --help')\n", CMD);
         return 2;
     }
     if (!any)
