@@ -3,6 +3,10 @@
 # against cudaOccupancyMaxActiveBlocksPerMultiprocessor on test kernels (cuda).
 cupat_test(test_occupancy test_occupancy.c test_occupancy_kernels.cu)
 target_link_libraries(test_occupancy PRIVATE cupat_lab)
+# The table's demangled kernel names: skipped (77, with the reason) where no
+# C++ demangler is at hand.
+add_test(NAME test_occupancy.names COMMAND test_occupancy --names)
+set_tests_properties(test_occupancy.names PROPERTIES SKIP_RETURN_CODE 77 LABELS "cpu;lab")
 cupat_cli_test(occupancy_help "occupancy --help" RC 0 OUT "Usage: cupat occupancy.*h100" LABELS lab)
 cupat_cli_test(occupancy_h100 "occupancy --threads 256 --regs 32 --device h100" RC 0
                OUT "resident: 8 blocks, 64 warps, 2048 threads: occupancy 100.0%.*cliff: 1 more register" LABELS lab)

@@ -16,8 +16,11 @@
  * over block sizes and dynamic shared memory: any disagreement fails. Skips
  * without a GPU. The CPU half also walks that libcupat.so (a container for
  * every source file with kernels, each well formed) and malformed ELF and
- * fatbin images (each an error that says what, never a read past the end). */
+ * fatbin images (each an error that says what, never a read past the end).
+ * --names: the table's kernel names, demangled (skipped where the process
+ * has no C++ demangler). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
+#include "cupat.h"
 #include "exec/occupancy.h"
 #include "exec/occupancy_library.h"
 
@@ -214,6 +217,10 @@ static int test_runtime(void)
 {
     occ_device d;
     char what[256], why[256];
+    if (!cupat_cuda_available()) { /* testutil.h's words, as every GPU test says it */
+        printf("SKIP: no CUDA device present\n");
+        return 77;
+    }
     if (occ_device_query(0, &d, what, sizeof what, why, sizeof why)) {
         printf("SKIP: %s\n", why);
         return 77;
@@ -450,8 +457,17 @@ static void test_fatbin_synthetic(void)
     EXPECT(occ_fatbin_open(tmp, &fb, why, sizeof why) == -1 && strstr(why, "not an ELF"), "text: %s", why);
     unlink(tmp);
     EXPECT(occ_fatbin_open(tmp, &fb, why, sizeof why) == -1 && strstr(why, "cannot open"), "no file: %s", why);
+}
 
-    /* names for the table */
+/* names for the table (test_occupancy.names): demangled by libstdc++'s
+ * __cxa_demangle, which the process may lack (skipped, 77, then) */
+static int test_names(void)
+{
+    if (!occ_have_demangler()) {
+        printf("SKIP: no C++ demangler here (libstdc++'s __cxa_demangle is neither in the process nor "
+               "loadable as libstdc++.so.6): kernel names stay mangled\n");
+        return 77;
+    }
     char nm[64];
     occ_kernel_display_name("_ZN7cupat_x5k_sumILi256EEEvPKfPf", nm, 40);
     EXPECT(!strcmp(nm, "cupat_x::k_sum<256>"), "demangled: %s", nm);
@@ -459,6 +475,7 @@ static void test_fatbin_synthetic(void)
     EXPECT(!strcmp(nm, "cupat_x::~"), "cut: %s", nm);
     occ_kernel_display_name("plain_c_kernel", nm, 40);
     EXPECT(!strcmp(nm, "plain_c_kernel"), "C name: %s", nm);
+    return 0;
 }
 
 /* The source files of libcupat with kernels (CMake, tests/occupancy.cmake). */
@@ -576,9 +593,14 @@ static void test_library_runtime(const occ_device *d)
 int main(int argc, char **argv)
 {
     const char *backend = "cpu";
-    for (int i = 1; i < argc; i++)
+    int names = 0;
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend = argv[++i];
-    if (!strcmp(backend, "cuda")) {
+        else if (!strcmp(argv[i], "--names")) names = 1;
+    }
+    if (names) {
+        if (test_names() == 77) return 77;
+    } else if (!strcmp(backend, "cuda")) {
         int rc = test_runtime();
         if (rc == 77) return 77;
     } else {

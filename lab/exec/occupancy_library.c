@@ -323,14 +323,28 @@ int occ_library_file(const char *shared_hint, char *path, size_t len, const char
 /* ---------------------------------------------------------------- names -- */
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-void occ_kernel_display_name(const char *mangled, char *buf, size_t width)
+/* libstdc++'s __cxa_demangle: in the process where something linked it,
+ * else from libstdc++.so.6 loaded for it (a C program linked with
+ * --as-needed, the default on Debian and Ubuntu, keeps no libstdc++ when no
+ * object calls into it); NULL where neither is there. */
+static demangle_fn demangler(void)
 {
     static demangle_fn dem;
     static int looked;
-    if (!looked) { /* libstdc++'s, where the process has it (libcupat links it) */
-        dem = (demangle_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!looked) {
         looked = 1;
+        dem = (demangle_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        void *lib = dem ? NULL : dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (lib && !(dem = (demangle_fn)(uintptr_t)dlsym(lib, "__cxa_demangle"))) dlclose(lib);
     }
+    return dem;
+}
+
+int occ_have_demangler(void) { return demangler() != NULL; }
+
+void occ_kernel_display_name(const char *mangled, char *buf, size_t width)
+{
+    demangle_fn dem = demangler();
     int st = -1;
     char *d = dem && mangled[0] == '_' && mangled[1] == 'Z' ? dem(mangled, NULL, NULL, &st) : NULL;
     const char *s = d && st == 0 ? d : mangled;

@@ -142,8 +142,12 @@ int occ_library_check(const occ_fatbin *f, int device, const occ_device *d, occ_
 void occ_lib_report_free(occ_lib_report *r);
 
 /* The kernel's name for a table: demangled when the C++ runtime's demangler
- * is in the process (dlsym), "void " and the parameter list dropped; longer
- * than width characters, cut to width - 1 and a "~". buf holds width + 1. */
+ * is at hand (occ_have_demangler), "void " and the parameter list dropped;
+ * longer than width characters, cut to width - 1 and a "~". buf holds
+ * width + 1. Without the demangler, the mangled name, cut the same way. */
 void occ_kernel_display_name(const char *mangled, char *buf, size_t width);
+/* 1 where names are demangled: libstdc++'s __cxa_demangle is in the process,
+ * or libstdc++.so.6 could be loaded for it (dlopen); else 0. */
+int occ_have_demangler(void);
 
 #endif
