@@ -10,6 +10,13 @@
 # and FIFO_FROM (a FIFO made at FIFO, fed with the file FIFO_FROM while the
 # binary runs), STDOUT_FILE (stdout goes to this file; OUT_HEX, a regex, must
 # then match the hex of its first 32 bytes).
+# What the run must leave alone (a tool removes only what it made itself):
+# KEEP_FILE is made afresh before the run, holding one known line; KEEP_DIR
+# is made afresh as an empty folder. After the run each must still be there,
+# the file unchanged. READ_ONLY: KEEP_FILE is made read-only, in a folder the
+# binary may write (so a tool that removed it could). Root may write a
+# read-only file, so as root the binary runs as nobody (setpriv); where it
+# cannot, the test prints "SKIP: ..." and is skipped.
 
 if(CMAKE_SCRIPT_MODE_FILE)
   separate_arguments(args UNIX_COMMAND "${ARGS}")
@@ -25,12 +32,41 @@ if(CMAKE_SCRIPT_MODE_FILE)
     endif()
     set(feed COMMAND sh -c "cat \"$1\" > \"$2\"" sh "${FIFO_FROM}" "${FIFO}")
   endif()
+  if(DEFINED KEEP_FILE)
+    set(keep_text "a file of the user's, not the command's: ${KEEP_FILE}\n")
+    file(REMOVE "${KEEP_FILE}") # a read-only one of an earlier run
+    file(WRITE "${KEEP_FILE}" "${keep_text}")
+    if(READ_ONLY)
+      file(CHMOD "${KEEP_FILE}" PERMISSIONS OWNER_READ GROUP_READ WORLD_READ)
+      execute_process(COMMAND sh -c "test -w \"$1\"" sh "${KEEP_FILE}" RESULT_VARIABLE writable)
+      if(writable EQUAL 0) # root
+        find_program(setpriv setpriv)
+        set(as_nobody ${setpriv} --reuid=65534 --regid=65534 --clear-groups)
+        if(setpriv)
+          get_filename_component(keep_dir "${KEEP_FILE}" DIRECTORY)
+          file(CHMOD "${keep_dir}" DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+               GROUP_WRITE GROUP_EXECUTE WORLD_READ WORLD_WRITE WORLD_EXECUTE)
+          execute_process(COMMAND ${as_nobody} sh -c "test ! -w \"$1\" && \"$2\" --version" sh
+                                  "${KEEP_FILE}" "${EXE}" RESULT_VARIABLE r OUTPUT_QUIET ERROR_QUIET)
+        endif()
+        if(NOT setpriv OR NOT r EQUAL 0)
+          message("SKIP: ${KEEP_FILE} is read-only, yet root may write it, and cupat cannot run as nobody here (setpriv)")
+          return()
+        endif()
+        set(run_as ${as_nobody})
+      endif()
+    endif()
+  endif()
+  if(DEFINED KEEP_DIR)
+    file(REMOVE_RECURSE "${KEEP_DIR}")
+    file(MAKE_DIRECTORY "${KEEP_DIR}")
+  endif()
   set(stdout_to OUTPUT_VARIABLE out)
   if(DEFINED STDOUT_FILE)
     set(stdout_to OUTPUT_FILE "${STDOUT_FILE}")
     set(out "")
   endif()
-  execute_process(${feed} COMMAND "${EXE}" ${args} RESULT_VARIABLE rc ${stdout_to}
+  execute_process(${feed} COMMAND ${run_as} "${EXE}" ${args} RESULT_VARIABLE rc ${stdout_to}
                   ERROR_VARIABLE err TIMEOUT 300)
   if(DEFINED FIFO)
     file(REMOVE "${FIFO}")
@@ -43,6 +79,18 @@ if(CMAKE_SCRIPT_MODE_FILE)
     endif()
   endif()
   set(ctx "cupat ${ARGS}: exit ${rc}\n--- stdout:\n${out}--- stderr:\n${err}---")
+  if(DEFINED KEEP_FILE)
+    if(NOT EXISTS "${KEEP_FILE}")
+      message(FATAL_ERROR "the run removed ${KEEP_FILE}, a file it did not make\n${ctx}")
+    endif()
+    file(READ "${KEEP_FILE}" now)
+    if(NOT now STREQUAL keep_text)
+      message(FATAL_ERROR "the run changed ${KEEP_FILE}: it holds '${now}'\n${ctx}")
+    endif()
+  endif()
+  if(DEFINED KEEP_DIR AND NOT IS_DIRECTORY "${KEEP_DIR}")
+    message(FATAL_ERROR "the run removed the folder ${KEEP_DIR}, which it did not make\n${ctx}")
+  endif()
   if(DEFINED RC AND NOT rc MATCHES "^(${RC})$")
     message(FATAL_ERROR "exit code ${rc} does not match ${RC}\n${ctx}")
   endif()

@@ -3,6 +3,10 @@
 # a GPU: the staged transport). OpenMPI refuses root without being told, and
 # 3 ranks on a 2-core machine need --oversubscribe.
 if(NOT TARGET cupat_dist)
+  foreach(t cpu.np2 cpu.np3 cuda.np2)
+    cupat_skipped_test(test_dist.${t} "MPI was not found at configure time (Debian: libopenmpi-dev), so libcupat_dist is not built"
+                       LABELS dist)
+  endforeach()
   return()
 endif()
 add_executable(test_dist test_dist.c)

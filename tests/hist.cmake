@@ -55,14 +55,23 @@ hist_cli_test(gray_as_rgb "hist ${H_DATA}/camera.pgm --channels 3 --backend cpu"
 hist_cli_test(rgb_as_rgba "hist ${H_DATA}/astronaut.ppm --channels 4 --backend cpu" RC 1
               ERR "--channels 4: '.*astronaut\\.ppm' has 3 channels" ERR_LINES 1)
 
-if(CJSON_INCLUDE_DIR AND CJSON_LIBRARY)
-  # The JSON on stdout, the summary on stderr; the file the report reads.
-  hist_cli_test(json_stdout "hist ${H_DATA}/rgba.pam --json - --backend cpu" RC 0
-                OUT "\"tool\":[ \t]*\"cupat hist\".*\"backend\":[ \t]*\"cpu\".*\"case\":[ \t]*\"3x2, 4 channels, 256 bins\".*\"kind\":[ \t]*\"histogram\".*\"name\":[ \t]*\"R\",[ \t\n]*\"counts\":[ \t]*.1, 0, 0, 0, 0, 1, 0"
-                ERR "^hist: .*R +count 6")
-  hist_cli_test(json_unwritable "hist ${H_DATA}/bitmap.pbm --json /nonexistent-cupat-dir/h.json --backend cpu"
-                RC 1 ERR "--json /nonexistent-cupat-dir/h\\.json: cannot write" )
-else()
+# --json: where the build has no cJSON these are registered as skipped
+# (${CUPAT_NEEDS_CJSON}), and json_needs_cjson checks the refusal instead.
+# The JSON on stdout, the summary on stderr; the file the report reads.
+hist_cli_test(json_stdout "hist ${H_DATA}/rgba.pam --json - --backend cpu" RC 0
+              OUT "\"tool\":[ \t]*\"cupat hist\".*\"backend\":[ \t]*\"cpu\".*\"case\":[ \t]*\"3x2, 4 channels, 256 bins\".*\"kind\":[ \t]*\"histogram\".*\"name\":[ \t]*\"R\",[ \t\n]*\"counts\":[ \t]*.1, 0, 0, 0, 0, 1, 0"
+              ERR "^hist: .*R +count 6" ${CUPAT_NEEDS_CJSON})
+hist_cli_test(json_unwritable "hist ${H_DATA}/bitmap.pbm --json /nonexistent-cupat-dir/h.json --backend cpu"
+              RC 1 ERR "--json /nonexistent-cupat-dir/h\\.json: cannot write" ${CUPAT_NEEDS_CJSON})
+# A --json FILE that cannot be written is the user's: refused, never removed
+# (issue 6). A read-only file keeps its contents; an empty folder stays.
+hist_cli_test(json_keeps_readonly "hist ${H_DATA}/bitmap.pbm --json ${H_OUT}/readonly/h.json --backend cpu"
+              RC 1 ERR "--json [^\n]*readonly/h\\.json: cannot write: Permission denied\n$" ERR_LINES 1
+              KEEP_FILE ${H_OUT}/readonly/h.json READ_ONLY ${CUPAT_NEEDS_CJSON})
+hist_cli_test(json_keeps_dir "hist ${H_DATA}/bitmap.pbm --json ${H_OUT}/a-folder --backend cpu"
+              RC 1 ERR "--json [^\n]*a-folder: cannot write: Is a directory\n$" ERR_LINES 1
+              KEEP_DIR ${H_OUT}/a-folder ${CUPAT_NEEDS_CJSON})
+if(CUPAT_NEEDS_CJSON)
   hist_cli_test(json_needs_cjson "hist ${H_DATA}/bitmap.pbm --json x.json --backend cpu" RC 2
                 ERR "needs cJSON" ERR_LINES 1)
 endif()

@@ -19,6 +19,10 @@ file(MAKE_DIRECTORY ${IMG_OUT})
 macro(image_cli_test name args)
   cupat_cli_test(image.${name} "${args}" LABELS image ${ARGN})
 endmacro()
+# A test of PNG files: skipped, with the reason, where the build has no libpng.
+macro(image_png_test name args)
+  cupat_cli_test(image.${name} "${args}" LABELS image ${ARGN} ${CUPAT_NEEDS_PNG})
+endmacro()
 
 # Arguments: checked before any file is touched.
 image_cli_test(gray_help "gray --help" RC 0 OUT "Usage: cupat gray IN OUT" ERR_LINES 0)
@@ -39,28 +43,26 @@ image_cli_test(gray_missing_input "gray ${IMG_OUT}/no-such.png ${IMG_OUT}/x.png 
 image_cli_test(gray_not_an_image "gray ${IMG_DATA}/text.png ${IMG_OUT}/x.png --backend cpu"
                RC 1 ERR "^cupat: .*neither PNG" ERR_LINES 1)
 
-if(PNG_FOUND)
-  image_cli_test(gray_png "gray ${IMG_DATA}/astronaut.png ${IMG_OUT}/gray.png --backend cpu --reps 3"
-                 RC 0 OUT "^gray: 121x91 .*cpu.*median .* ms .*gray\\.png\n$" ERR_LINES 0
-                 SETUP image_gray_png)
-  image_cli_test(blur_rgba "blur ${IMG_DATA}/pngtest.png ${IMG_OUT}/blur.png --radius 2 --backend cpu"
-                 RC 0 OUT "^blur: 91x69 .*4 ch.*r=2" ERR_LINES 0)
-  image_cli_test(gray_rgba "gray ${IMG_DATA}/pngtest.png ${IMG_OUT}/gray_rgba.png --backend cpu"
-                 RC 0 OUT "alpha dropped")
-  image_cli_test(gray_of_gray "gray ${IMG_DATA}/camera.png ${IMG_OUT}/x.png --backend cpu"
-                 RC 1 ERR "already gray" ERR_LINES 1)
-  image_cli_test(gray_bad_variant
-                 "gray ${IMG_DATA}/astronaut.png ${IMG_OUT}/x.png --backend cpu --variant no-such-rung"
-                 RC 2 ERR "no-such-rung" ERR_LINES 1)
-  image_cli_test(gray_unwritable "gray ${IMG_DATA}/astronaut.png /nonexistent-cupat-dir/x.png --backend cpu"
-                 RC 1 ERR "^cupat: .*nonexistent-cupat-dir" ERR_LINES 1)
-  # The CUDA backend: the result line, or (no device) exit 1 with one line.
-  image_cli_test(gray_cuda "gray ${IMG_DATA}/astronaut.png ${IMG_OUT}/gray_cuda.png --backend cuda"
-                 RC "0|1" ANY "^gray: 121x91 .*cuda|cupat: .*\n$")
-  # The first test's output read back, blurred, written as PGM.
-  image_cli_test(blur_gray_output "blur ${IMG_OUT}/gray.png ${IMG_OUT}/blur.pgm --radius 3 --backend cpu"
-                 RC 0 OUT "^blur: 121x91 .*1 ch.*r=3" REQUIRES image_gray_png)
-endif()
+image_png_test(gray_png "gray ${IMG_DATA}/astronaut.png ${IMG_OUT}/gray.png --backend cpu --reps 3"
+               RC 0 OUT "^gray: 121x91 .*cpu.*median .* ms .*gray\\.png\n$" ERR_LINES 0
+               SETUP image_gray_png)
+image_png_test(blur_rgba "blur ${IMG_DATA}/pngtest.png ${IMG_OUT}/blur.png --radius 2 --backend cpu"
+               RC 0 OUT "^blur: 91x69 .*4 ch.*r=2" ERR_LINES 0)
+image_png_test(gray_rgba "gray ${IMG_DATA}/pngtest.png ${IMG_OUT}/gray_rgba.png --backend cpu"
+               RC 0 OUT "alpha dropped")
+image_png_test(gray_of_gray "gray ${IMG_DATA}/camera.png ${IMG_OUT}/x.png --backend cpu"
+               RC 1 ERR "already gray" ERR_LINES 1)
+image_png_test(gray_bad_variant
+               "gray ${IMG_DATA}/astronaut.png ${IMG_OUT}/x.png --backend cpu --variant no-such-rung"
+               RC 2 ERR "no-such-rung" ERR_LINES 1)
+image_png_test(gray_unwritable "gray ${IMG_DATA}/astronaut.png /nonexistent-cupat-dir/x.png --backend cpu"
+               RC 1 ERR "^cupat: .*nonexistent-cupat-dir" ERR_LINES 1)
+# The CUDA backend: the result line, or (no device) exit 1 with one line.
+image_png_test(gray_cuda "gray ${IMG_DATA}/astronaut.png ${IMG_OUT}/gray_cuda.png --backend cuda"
+               RC "0|1" ANY "^gray: 121x91 .*cuda|cupat: .*\n$")
+# The first test's output read back, blurred, written as PGM.
+image_png_test(blur_gray_output "blur ${IMG_OUT}/gray.png ${IMG_OUT}/blur.pgm --radius 3 --backend cpu"
+               RC 0 OUT "^blur: 121x91 .*1 ch.*r=3" REQUIRES image_gray_png)
 
 # Streams (issue 18): a pipe and a FIFO read like files; '-' is stdin / stdout,
 # and the report line then goes to stderr.
@@ -81,15 +83,13 @@ image_cli_test(gray_stdin_not_image "gray - ${IMG_OUT}/x.pgm --backend cpu"
 image_cli_test(gray_bad_format "gray a.png - --format bmp" RC 2 ERR "--format 'bmp'" ERR_LINES 1)
 image_cli_test(gray_format_with_path "gray a.png b.pgm --format pgm" RC 2
                ERR "--format is for OUT '-'" ERR_LINES 1)
-if(PNG_FOUND)
-  # The issue's own line: cat x.png | cupat gray /dev/stdin out.png
-  image_cli_test(gray_dev_stdin "gray /dev/stdin ${IMG_OUT}/gray_devstdin.png --backend cpu --reps 1"
-                 STDIN_PIPE ${IMG_DATA}/astronaut.png RC 0 OUT "^gray: 121x91 " ERR_LINES 0)
-  # stdin to stdout, PNG by default.
-  image_cli_test(gray_stdin_stdout "gray - - --backend cpu --reps 1"
-                 STDIN_PIPE ${IMG_DATA}/astronaut.png STDOUT_FILE ${IMG_OUT}/stdout.png
-                 OUT_HEX "^89504e470d0a1a0a" RC 0 ERR "^gray: 121x91 " ERR_LINES 1)
-endif()
+# The issue's own line: cat x.png | cupat gray /dev/stdin out.png
+image_png_test(gray_dev_stdin "gray /dev/stdin ${IMG_OUT}/gray_devstdin.png --backend cpu --reps 1"
+               STDIN_PIPE ${IMG_DATA}/astronaut.png RC 0 OUT "^gray: 121x91 " ERR_LINES 0)
+# stdin to stdout, PNG by default.
+image_png_test(gray_stdin_stdout "gray - - --backend cpu --reps 1"
+               STDIN_PIPE ${IMG_DATA}/astronaut.png STDOUT_FILE ${IMG_OUT}/stdout.png
+               OUT_HEX "^89504e470d0a1a0a" RC 0 ERR "^gray: 121x91 " ERR_LINES 1)
 image_cli_test(gray_ppm "gray ${IMG_DATA}/astronaut.ppm ${IMG_OUT}/gray.pgm --backend cpu --reps 1"
                RC 0 OUT "^gray: 121x91 " ERR_LINES 0)
 image_cli_test(blur_rgba_to_ppm "blur ${IMG_DATA}/pngtest.pam ${IMG_OUT}/x.ppm --backend cpu"

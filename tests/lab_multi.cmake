@@ -12,6 +12,10 @@ cupat_cli_test(lab_multi_help "lab multi --help" RC 0 OUT "mpirun.*link.*allredu
                LABELS lab)
 if(NOT TARGET cupat_lab_multi)
   cupat_cli_test(lab_multi_no_mpi "lab multi" RC 1 ERR "built without MPI" ERR_LINES 1 LABELS lab)
+  foreach(backend cpu cuda)
+    cupat_skipped_test(lab_multi.${backend}.np2 "MPI was not found at configure time (Debian: libopenmpi-dev), so cupat lab multi is built without it"
+                       LABELS "${backend};dist;lab")
+  endforeach()
   return()
 endif()
 cupat_cli_test(lab_multi_unknown "lab multi bogus" RC 2 ERR "unknown experiment 'bogus'" ERR_LINES 1 LABELS lab)

@@ -17,8 +17,11 @@ if(NOT py)
   set(py ${CUPAT_ANY_PYTHON})
 endif()
 if(NOT py)
-  message(WARNING "no python3: the report tests are not registered")
-  return()
+  message(WARNING "no python3: the report tests are skipped")
+endif()
+set(needs_matplotlib "")
+if(NOT CUPAT_REPORT_PYTHON)
+  set(needs_matplotlib SKIP "no Python with matplotlib was found at configure time (Debian: python3-matplotlib)")
 endif()
 
 set(check ${PROJECT_SOURCE_DIR}/tests/report_check.py)
@@ -34,6 +37,11 @@ if(CUPAT_REPORT_PYTHON)
   set(report_env "CUPAT_PYTHON=${CUPAT_REPORT_PYTHON}")
 endif()
 function(cupat_report_test name mode input)
+  if(NOT py)
+    cupat_skipped_test(report.${name} "no python3 was found at configure time (Debian: python3)"
+                       LABELS "cli;report")
+    return()
+  endif()
   add_test(NAME report.${name}
            COMMAND ${py} ${check} $<TARGET_FILE:cupat_cli> ${mode} ${work}/${name} ${input})
   set_tests_properties(report.${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS "cli;report"
@@ -56,3 +64,9 @@ cupat_cli_test(report_help "report --help" RC 0 OUT "Usage: cupat report" LABELS
 # `cupat hist --json` of a colour, a gray and an RGBA image, drawn: no
 # ceilings in those files, so no roofline, one histogram chart each.
 cupat_report_test(hist hist "${PROJECT_SOURCE_DIR}/tests/data/astronaut.ppm;${PROJECT_SOURCE_DIR}/tests/data/camera.pgm;${PROJECT_SOURCE_DIR}/tests/data/pngtest.pam")
+# An --out DIR that holds files of the user's (issue 6): the report replaces
+# only the page and the charts it draws; a file of another name in DIR/svg
+# stays, unchanged.
+cupat_cli_test(report_keeps_user_files "report ${kinds} --out ${work}/keeps --python ${CUPAT_REPORT_PYTHON}"
+               RC 0 OUT "cupat report: [1-9][0-9]* charts, [^\n]*keeps/index\\.html\n$"
+               KEEP_FILE ${work}/keeps/svg/mine.txt LABELS report ${needs_matplotlib})

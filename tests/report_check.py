@@ -212,7 +212,7 @@ def hist(cupat, work, paths):
         p = subprocess.run([cupat, "hist", img, "--backend", "cpu", "--json", out], capture_output=True,
                            text=True, timeout=600)
         if p.returncode == 2 and "cJSON" in p.stderr:
-            print("skipped: this build has no cJSON (Debian: libcjson-dev)")
+            print("SKIP: this build has no cJSON (Debian: libcjson-dev), so cupat hist --json is refused")
             return 77
         if not check(p.returncode == 0, "cupat hist %s exited %d: %s" % (img, p.returncode, p.stderr.strip())):
             return
@@ -230,7 +230,7 @@ def main():
     cupat, mode, work = sys.argv[1:4]
     paths = [os.path.abspath(p) for p in sys.argv[4:]]
     if mode in ("draw", "hist") and not os.environ.get("CUPAT_PYTHON"):
-        print("skipped: no Python with matplotlib was found at configure time (Debian: python3-matplotlib)")
+        print("SKIP: no Python with matplotlib was found at configure time (Debian: python3-matplotlib)")
         return 77
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)

@@ -35,4 +35,6 @@ if(CUPAT_STREAMS_PYTHON)
              "import json, subprocess, sys, tempfile; p = tempfile.mktemp(suffix='.json'); subprocess.run([sys.argv[1], '--backend', 'cpu', '--json', p], check=True, stdout=subprocess.DEVNULL); d = json.load(open(p)); t = d['tables'][0]; assert d['lab'] == 'streams' and t['title'] == 'a \"quoted\" title' and t['rows'][1]['values'] == [None, None] and d['timelines'][0]['spans'][3]['kind'] == 'D' and d['children'][0]['lab'] == 'streams', d"
              $<TARGET_FILE:test_streams_lab>)
   set_tests_properties(streams_lab.json PROPERTIES LABELS "cpu;lab")
+else()
+  cupat_skipped_test(streams_lab.json "no python3 was found at configure time (Debian: python3)" LABELS "cpu;lab")
 endif()
