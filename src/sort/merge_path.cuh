@@ -35,10 +35,15 @@ namespace cupat_sort_dev {
 // takes an odd count a thread (15, as CUB's sm_80+ tuning): a thread's
 // outputs start 15 words apart, so its staging writes and its first
 // co-rank probes fall in distinct banks (8 a thread: 8-way conflicts).
-template <int BLOCK_, int ITEMS_> struct MpShape {
-    static constexpr int BLOCK = BLOCK_, ITEMS = ITEMS_, TILE = BLOCK_ * ITEMS_;
+// MINB: blocks an SM the kernel's registers must allow (__launch_bounds__):
+// the occupancy each shape was measured at. Without it the unsorted-input
+// checks let ptxas take 74-79 registers for 384 x 25 where 56 fit three
+// blocks an SM (the merge ran at half speed, 1.28 against 0.62 ms for CUB
+// on the H200).
+template <int BLOCK_, int ITEMS_, int MINB_ = 1> struct MpShape {
+    static constexpr int BLOCK = BLOCK_, ITEMS = ITEMS_, TILE = BLOCK_ * ITEMS_, MINB = MINB_;
 };
-typedef MpShape<256, 8> MpSort; // 2048: divides 2w for w >= 1024
+typedef MpShape<256, 8, 5> MpSort; // 2048: divides 2w for w >= 1024
 // cupat_merge: 384 x 25 = 9600 outputs a tile for 4-byte keys alone, 512 x
 // 15 for 4-byte keys with values, 256 x 15 for 8-byte keys (keys and, with
 // values, 2-byte source indices within 48 KiB of static shared memory). Measured on the H100 (2 x 2^27 u32 keys, ms; CUB 0.771): 384 x 25
@@ -46,7 +51,8 @@ typedef MpShape<256, 8> MpSort; // 2048: divides 2w for w >= 1024
 // 448 x 25 0.811, 384 x 27 / 29 / 31 0.836 / 0.824 / 0.815, 512 x 23 0.796,
 // 256 x 23 0.864, 384 x 19 0.918, 256 x 15 0.834.
 template <typename U, typename V>
-using MpMerge = MpShape<sizeof(U) == 4 ? (HasV<V>::value ? 512 : 384) : 256, sizeof(U) == 4 && !HasV<V>::value ? 25 : 15>;
+using MpMerge = MpShape<sizeof(U) == 4 ? (HasV<V>::value ? 512 : 384) : 256, sizeof(U) == 4 && !HasV<V>::value ? 25 : 15,
+                        sizeof(U) == 4 ? (HasV<V>::value ? 2 : 3) : (HasV<V>::value ? 3 : 4)>;
 constexpr int MP_TILE = MpSort::TILE;
 
 struct Pair {
@@ -96,6 +102,23 @@ __device__ __forceinline__ size_t split_even(const Pair &p, size_t kl)
     return plen ? (size_t)((unsigned __int128)kl * p.na / plen) : 0;
 }
 
+// Unsorted runs: a tile's a-range, then its b-range, staged as the merge
+// stages its output (keys transformed, source slots). Out of line: inlined,
+// the compiler kept the tile's first loads in registers for it (56 -> 118
+// registers for 384 x 25, one block an SM instead of three).
+template <int BLOCK, int ITEMS, typename U, typename V>
+__device__ __noinline__ void stage_concat(const U *pa, const U *pbx, int la, int cnt, Xf<U> xi, U *sk,
+                                          unsigned short *sx)
+{
+    for (int q = 0; q < ITEMS; q++) {
+        const int x = threadIdx.x + q * BLOCK;
+        if (x < cnt) {
+            sk[x] = xi.fwd(x < la ? pa[x] : pbx[x]);
+            if constexpr (HasV<V>::value) sx[x] = (unsigned short)x;
+        }
+    }
+}
+
 // One thread a tile boundary; blocks overlap by one boundary (PART_STEP a
 // block) so that each block sees both ends of every tile it checks.
 constexpr int PART_BLOCK = 256, PART_STEP = PART_BLOCK - 1;
@@ -126,7 +149,7 @@ __global__ void __launch_bounds__(PART_BLOCK)
 }
 
 template <class SH, typename U, typename V>
-__global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ a, const V *__restrict__ av,
+__global__ void __launch_bounds__(SH::BLOCK, SH::MINB) k_merge_tile(const U *__restrict__ a, const V *__restrict__ av,
                                                           const U *__restrict__ b, const V *__restrict__ bv,
                                                           size_t na, size_t nb, size_t width, Xf<U> xi, Xf<U> xo,
                                                           const size_t *__restrict__ part,
@@ -213,16 +236,7 @@ __global__ void __launch_bounds__(SH::BLOCK) k_merge_tile(const U *__restrict__ 
                 }
         }
         if (__syncthreads_or(!chained)) {
-            // Unsorted runs: the tile's a-range, then its b-range.
-            const U *pbx = pb - la;
-#pragma unroll
-            for (int q = 0; q < ITEMS; q++) {
-                const int x = threadIdx.x + q * BLOCK;
-                if (in(x)) {
-                    sk[x] = xi.fwd((x < la ? pa : pbx)[x]);
-                    if constexpr (HasV<V>::value) sx[x] = (unsigned short)x;
-                }
-            }
+            stage_concat<BLOCK, ITEMS, U, V>(pa, pb - la, la, cnt, xi, sk, sx);
             __syncthreads();
         }
         U *o = out + k0;
