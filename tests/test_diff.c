@@ -582,10 +582,14 @@ static void merge_prep(void)
     M.na = draw_n(g_cap / 2);
     M.nb = rn(4) == 0 ? draw_n(g_cap / 2) : rn(3) == 0 ? rn(3) : M.na + rn(3) - 1;
     if (M.nb > g_cap / 2) M.nb = 0;
-    size_t n = M.na + M.nb;
     M.vs = (size_t[]){0, 4, 8}[rn(3)];
     M.desc = (int)rn(2);
     M.unsorted = rn(6) == 0;
+    if (M.unsorted && rn(2)) { /* large: many partitions, chunks and tiles */
+        M.na = g_cap / 2 - rn(g_cap / 8);
+        M.nb = g_cap / 2 - rn(g_cap / 8);
+    }
+    size_t n = M.na + M.nb;
     M.mis = rn(4) == 0;
     int d = (int)rn(ND), split = (int)rn(4);
     M.hk = hbuf(0, n * ks);
@@ -705,7 +709,8 @@ static void merge_run(const rung *r)
             for (size_t i = 0; i < n; i++)
                 if (g[i] != M.sorted[i]) {
                     free(g);
-                    return (void)verdict(0, r, "unsorted inputs: keys not a permutation (sorted index)", i, "", "");
+                    return (void)verdict(0, r, "unsorted inputs: keys not a permutation (sorted, ordered keys)", i,
+                                         fmt("0x%llx", (unsigned long long)g[i]), fmt("0x%llx", (unsigned long long)M.sorted[i]));
                 }
         }
         free(g);
