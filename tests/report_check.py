@@ -132,16 +132,23 @@ def draw(cupat, work, paths):
     if ncu_expected(paths):  # the numbers tables show the profiles
         check("<th>DRAM MB</th><th>x model</th>" in page and "<th>limiter</th>" in page,
               "index.html's numbers tables lack the ncu columns")
-    # a second run over the same folder replaces the page (nothing stale left);
-    # on the small input only: drawing the committed run twice doubles the time
+    # a second run over the same folder replaces the page and each chart it
+    # draws, and leaves any other file there alone (it may be the user's:
+    # the report removes nothing it did not write); on the small input
+    # only: drawing the committed run twice doubles the time
     if len(names) > 10:
         print("draw: %d charts checked" % len(names))
         return
-    stale = os.path.join(out, "png", "stale.png")
-    with open(stale, "wb") as f:
+    other = os.path.join(out, "png", "not-a-chart.png")
+    with open(other, "wb") as f:
         f.write(b"x")
+    redrawn = os.path.join(out, "png", names[0] + ".png")
+    with open(redrawn, "wb") as f:
+        f.write(b"")
     rc, so, se = run(cupat, paths + ["--out", out])
-    check(rc == 0 and not os.path.exists(stale), "a second run left a stale chart (rc %d)" % rc)
+    check(rc == 0 and os.path.getsize(redrawn) > 8000, "a second run did not replace %s (rc %d)" % (redrawn, rc))
+    with open(other, "rb") as f:
+        check(f.read() == b"x", "a second run changed %s, a file it did not draw" % other)
     print("draw: %d charts checked" % len(names))
 
 
