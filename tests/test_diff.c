@@ -15,10 +15,12 @@
  * Options: --backend cpu|cuda, --seed S, --cases N (default 2000 on the
  * CPU, 6000 on CUDA: about a minute on an H200), --case K (that case
  * alone), --family NAME (case K is family K mod 15 unless one is named),
- * --list (families and rungs),
- * --verbose (a line a case), --small (sanitizer sizes). A mismatch
- * prints one line: family, rung, the case's parameters, the first wrong
- * index with got / want, and the command that replays it. */
+ * --list (families and rungs), --verbose (a line a case), --small
+ * (sanitizer sizes). A mismatch prints one line: family, rung, the case's
+ * parameters, the first wrong index with got / want, and the command that
+ * replays it. Families: sort, sort_bits, segsort, merge, scan, scan_by_key,
+ * scan_segmented, select (select / partition / unique), hist_even,
+ * hist_range, hist_channels, reduce, dot, spmv, bfs. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "testutil.h"
 
