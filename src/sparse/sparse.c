@@ -185,17 +185,11 @@ static cupat_status balloc(cupat_ctx *ctx, void **p, size_t n, size_t es)
 }
 
 /* Free without cupat_free's new-call start, which would clear the message
- * of a failure being cleaned up after. */
+ * of a failure being cleaned up after (cupat__release: the block also leaves
+ * the CPU backend's set of live blocks). */
 static void bfree(cupat_ctx *ctx, void **p)
 {
-    if (*p) {
-        if (ctx->backend == CUDA) {
-            cudaFree(*p);
-            (void)cudaGetLastError();
-        } else {
-            free(*p);
-        }
-    }
+    cupat__release(ctx, *p);
     *p = NULL;
 }
 
@@ -859,7 +853,10 @@ static cupat_status mm_to_handle(cupat_ctx *ctx, const char *fn, mm_coo *m, cupa
     if (s) return s;
     size_t is = cupat_type_size(it), vs = cupat_type_size(vt), n = m->nnz ? m->nnz : 1;
     void *r = malloc(n * is), *c = malloc(n * is), *v = malloc(n * vs);
-    if (!r || !c || !v) s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    if (!r || !c || !v)
+        s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                        "%s: no host memory for the %zu entries as COO (%zu bytes)", fn, m->nnz,
+                        n * (2 * is + vs));
     for (size_t k = 0; !s && k < m->nnz; k++) {
         sp_seti(r, k, it, m->r[k]);
         sp_seti(c, k, it, m->c[k]);
@@ -877,7 +874,7 @@ static cupat_status mm_read_bytes(cupat_ctx *ctx, const char *fn, const char *da
                                   cupat_sparse **A)
 {
     mm_coo m;
-    CUPAT_TRY(cupat__mm_parse(ctx, data, size, name, &m));
+    CUPAT_TRY(cupat__mm_parse_as(ctx, data, size, name, vt, &m));
     cupat_status s = mm_to_handle(ctx, fn, &m, it, vt, A);
     cupat__mm_free(&m);
     return s;
@@ -905,31 +902,11 @@ cupat_status cupat_mm_read(cupat_ctx *ctx, const char *path, cupat_type index_ty
     *A = NULL;
     if (!path) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: path is NULL", fn);
     CUPAT_TRY(check_types(ctx, fn, index_type, value_type));
-    FILE *f = fopen(path, "rb");
-    if (!f) return cupat__fail(ctx, CUPAT_ERROR_IO, "%s: cannot open %s", fn, path);
     /* read it all (a pipe works: no seeking) */
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    cupat_status s = CUPAT_SUCCESS;
-    while (buf) {
-        if (len == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    if (!buf) s = cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "%s: no memory for %s", fn, path);
-    else if (ferror(f)) s = cupat__fail(ctx, CUPAT_ERROR_IO, "%s: cannot read %s", fn, path);
-    fclose(f);
-    if (!s) s = mm_read_bytes(ctx, fn, buf, len, path, index_type, value_type, A);
+    char *buf;
+    size_t len;
+    CUPAT_TRY(cupat__read_file(ctx, fn, path, &buf, &len));
+    cupat_status s = mm_read_bytes(ctx, fn, buf, len, path, index_type, value_type, A);
     free(buf);
     return s;
 }
