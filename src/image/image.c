@@ -190,6 +190,7 @@ static cupat_status in_short(struct input *in, const char *kind, const char *whe
 static cupat_status check_shape(struct input *in, size_t w, size_t h, int channels,
                                 size_t *bytes)
 {
+    *bytes = 0; /* set on every path (GCC without libpng saw one that was not) */
     if (w == 0 || h == 0)
         return cupat__fail(in->ctx, CUPAT_ERROR_FORMAT, "%s: '%s': image is %zux%zu (empty)",
                            in->fn, in->name, w, h);
