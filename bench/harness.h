@@ -131,6 +131,7 @@ typedef struct bench_run {
     size_t flush_bytes;
     float *sink; /* device: where the flush's sum goes */
     float host_sink;
+    double flush_ms; /* one CPU cache flush, timed once at start (--quick counts it) */
     int wave; /* blocks of 256 threads filling the GPU once */
     void *events; /* cudaEvent_t[2 * ev_count] */
     int ev_count, ev_made;
