@@ -253,14 +253,14 @@ static cupat_status sp_table(bench_run *run, const sp_kind *kd, size_t n)
 
 /* ------------------------------------------------------------------ CG -- */
 /* cupat_cg against the same algorithm on cuSPARSE + cuBLAS, both from x = 0
- * to ||r|| <= rtol ||b|| (b = 1; rtol 1e-3 in f32, 1e-8 in f64: f32's
+ * to ||r|| <= rtol ||b|| (b = 1; rtol 2e-3 in f32, 1e-8 in f64: f32's
  * rounding floor on 128^3 is near 4e-4, where cupat_cg stops as not
  * converged and the vendor's recurrence goes on) on the recurrence residual
  * for the vendor, the true one for cupat: the iteration counts go in the
  * note, the ratio of whole solves is the ratio per iteration when they
- * agree. A solve passes
- * when the true residual is within 10 rtol, or within 10 times the floor
- * that x's own rounding sets (cg_check). */
+ * agree. cupat's solve passes when the true residual meets rtol (what
+ * its converged means); the vendor's when it is within 10 rtol, or within
+ * 10 times the floor that x's own rounding sets (cg_check). */
 #define CG_MAX 20000
 
 typedef struct cg_state {
@@ -333,6 +333,9 @@ static cupat_status cg_check(bench_run *run, void *p, int strict, bench_check *o
     double eps = st->vt == CUPAT_F32 ? 0x1p-24 : 0x1p-53, bn = sqrt((double)(n ? n : 1));
     double rel = sqrt(rr) / bn, floor_rel = eps * sqrt(ff) / bn;
     double tol = 10 * c->rtol > 10 * floor_rel ? 10 * c->rtol : 10 * floor_rel;
+    /* cupat_cg's converged is a claim about this residual (rows summed in
+     * f64 there too): it must hold, not within 10x */
+    if (c->which == 0) tol = 1.001 * c->rtol;
     out->checked = 1;
     if (!(rel <= tol)) {
         out->wrong = 1;
@@ -351,7 +354,7 @@ static cupat_status cg_table(bench_run *run, const char *title, size_t n3, cupat
     bench_progress(run, "bench spmv: CG on %s", title);
     cupat_status s = cupat_sparse_generate(ctx, &st.A, CUPAT_GEN_POISSON3D, n3, 0, 5, CUPAT_I32, vt);
     if (!s) s = sp_setup(run, &st);
-    cg_state c = {&st, st.x, {0, 0}, {0, 0}, 0, vt == CUPAT_F64 ? 1e-8 : 1e-3};
+    cg_state c = {&st, st.x, {0, 0}, {0, 0}, 0, vt == CUPAT_F64 ? 1e-8 : 2e-3};
     void *ones = s ? NULL : malloc(st.in.rows * st.vs);
     if (!s && !ones) s = bench_fail(run, CUPAT_ERROR_OUT_OF_MEMORY, "bench cg: no host memory");
     for (size_t i = 0; !s && i < st.in.rows; i++)
