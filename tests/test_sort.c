@@ -175,6 +175,17 @@ static size_t rungs_of(const char *pattern, const cupat_variant_info **list, int
     return k;
 }
 
+/* Values 0 .. n-1 as vs-byte words (4 or 8): each key's input index. */
+static void *index_values(size_t n, size_t vs)
+{
+    void *hv = test_xmalloc(n * vs + 1);
+    for (size_t i = 0; i < n; i++) {
+        if (vs == 4) ((uint32_t *)hv)[i] = (uint32_t)i;
+        else ((uint64_t *)hv)[i] = i;
+    }
+    return hv;
+}
+
 /* --------------------------------------------------------------- sort ---- */
 
 /* Sort hk[0, n) with the pinned rung; values = indices; check. */
@@ -188,11 +199,7 @@ static int run_sort(const char *tag, cupat_type t, size_t vs, int desc, const vo
     put(dk, hk, n * ks);
     if (!in_place) test_poison(ctx, dko, n * ks > 0 ? n * ks : 1);
     if (vs) {
-        hv = test_xmalloc(n * vs + 1);
-        for (size_t i = 0; i < n; i++) {
-            if (vs == 4) ((uint32_t *)hv)[i] = (uint32_t)i;
-            else ((uint64_t *)hv)[i] = i;
-        }
+        hv = index_values(n, vs);
         dv = dalloc(n * vs);
         dvo = in_place ? dv : dalloc(n * vs);
         put(dv, hv, n * vs);
@@ -329,11 +336,7 @@ static void test_merge(void)
                 put(db, sb, nb * ks);
                 test_poison(ctx, dout, n * ks > 0 ? n * ks : 1);
                 if (vs) {
-                    void *hv = test_xmalloc(n * vs + 1);
-                    for (size_t i = 0; i < n; i++) {
-                        if (vs == 4) ((uint32_t *)hv)[i] = (uint32_t)i;
-                        else ((uint64_t *)hv)[i] = i;
-                    }
+                    void *hv = index_values(n, vs);
                     dav = dalloc(na * vs);
                     dbv = dalloc(nb * vs);
                     dov = dalloc(n * vs);
@@ -397,11 +400,7 @@ static int run_segmented(const char *tag, cupat_type t, size_t vs, int desc, int
     put(doff, off, (nseg + 1) * 8);
     if (!inpl) test_poison(ctx, dko, n * ks > 0 ? n * ks : 1);
     if (vs) {
-        void *hv = test_xmalloc(n * vs + 1);
-        for (size_t i = 0; i < n; i++) {
-            if (vs == 4) ((uint32_t *)hv)[i] = (uint32_t)i;
-            else ((uint64_t *)hv)[i] = i;
-        }
+        void *hv = index_values(n, vs);
         dv = dalloc(n * vs);
         dvo = inpl ? dv : dalloc(n * vs);
         put(dv, hv, n * vs);

@@ -267,53 +267,74 @@ cupat_status cupat__sp_diag_inv_cpu(cupat_ctx *ctx, const cupat_sparse *A, int j
 /* Fixed chunks: the partial sums and their order do not depend on threads. */
 #define CHUNK 4096
 
-cupat_status cupat__sp_dot_cpu(cupat_ctx *ctx, size_t n, cupat_type vt, const void *a,
-                               const void *b, double *s, int slot)
+/* sum over fixed chunks of [0, n) of chunk(arg, lo, hi), in chunk order:
+ * the same bits whatever the thread count */
+static cupat_status chunk_sums(cupat_ctx *ctx, size_t n, double (*chunk)(const void *, size_t, size_t),
+                               const void *arg, double *out)
 {
     size_t nc = (n + CHUNK - 1) / CHUNK;
     double *part = malloc((nc ? nc : 1) * sizeof *part);
-    if (!part) return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY, "cupat_cg: no host memory");
+    if (!part)
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "cupat_cg: %zu bytes of host memory for partial sums",
+                           (nc ? nc : 1) * sizeof *part);
 #pragma omp parallel for schedule(static)
-    for (size_t c = 0; c < nc; c++) {
-        double acc = 0.0;
-        size_t e = (c + 1) * CHUNK < n ? (c + 1) * CHUNK : n;
-        for (size_t i = c * CHUNK; i < e; i++) acc += sp_getv(a, i, vt) * sp_getv(b, i, vt);
-        part[c] = acc;
-    }
+    for (size_t c = 0; c < nc; c++)
+        part[c] = chunk(arg, c * CHUNK, (c + 1) * CHUNK < n ? (c + 1) * CHUNK : n);
     double acc = 0.0;
     for (size_t c = 0; c < nc; c++) acc += part[c];
     free(part);
-    s[slot] = acc;
+    *out = acc;
     return CUPAT_SUCCESS;
+}
+
+typedef struct dot_args {
+    cupat_type vt;
+    const void *a, *b;
+} dot_args;
+
+static double dot_chunk(const void *arg, size_t lo, size_t hi)
+{
+    const dot_args *d = arg;
+    double acc = 0.0;
+    for (size_t i = lo; i < hi; i++) acc += sp_getv(d->a, i, d->vt) * sp_getv(d->b, i, d->vt);
+    return acc;
+}
+
+cupat_status cupat__sp_dot_cpu(cupat_ctx *ctx, size_t n, cupat_type vt, const void *a,
+                               const void *b, double *s, int slot)
+{
+    dot_args d = {vt, a, b};
+    return chunk_sums(ctx, n, dot_chunk, &d, &s[slot]);
+}
+
+typedef struct residual_args {
+    const cupat_sparse *A;
+    const void *b, *x;
+    void *r;
+} residual_args;
+
+/* r = b - A x on rows [lo, hi), each summed in f64; returns their squares' sum */
+static double residual_chunk(const void *arg, size_t lo, size_t hi)
+{
+    const residual_args *q = arg;
+    const cupat_sparse *A = q->A;
+    double rr = 0.0;
+    for (size_t i = lo; i < hi; i++) {
+        double acc = sp_getv(q->b, i, A->vtype);
+        for (int64_t k = GI(A->row_ptr, i); k < GI(A->row_ptr, i + 1); k++)
+            acc -= GV(A->val, (size_t)k) * sp_getv(q->x, (size_t)GI(A->col, (size_t)k), A->vtype);
+        sp_setv(q->r, i, A->vtype, acc);
+        rr += acc * acc;
+    }
+    return rr;
 }
 
 cupat_status cupat__sp_residual_cpu(cupat_ctx *ctx, const cupat_sparse *A, const void *b,
                                     const void *x, void *r, double *s, int slot)
 {
-    size_t n = A->rows, nc = (n + CHUNK - 1) / CHUNK;
-    double *part = malloc((nc ? nc : 1) * sizeof *part);
-    if (!part)
-        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
-                           "cupat_cg: %zu bytes of host memory for the residual's partial sums",
-                           (nc ? nc : 1) * sizeof *part);
-#pragma omp parallel for schedule(static)
-    for (size_t c = 0; c < nc; c++) {
-        double rr = 0.0;
-        size_t e = (c + 1) * CHUNK < n ? (c + 1) * CHUNK : n;
-        for (size_t i = c * CHUNK; i < e; i++) {
-            double acc = sp_getv(b, i, A->vtype);
-            for (int64_t k = GI(A->row_ptr, i); k < GI(A->row_ptr, i + 1); k++)
-                acc -= GV(A->val, (size_t)k) * sp_getv(x, (size_t)GI(A->col, (size_t)k), A->vtype);
-            sp_setv(r, i, A->vtype, acc);
-            rr += acc * acc;
-        }
-        part[c] = rr;
-    }
-    double rr = 0.0;
-    for (size_t c = 0; c < nc; c++) rr += part[c];
-    free(part);
-    s[slot] = rr;
-    return CUPAT_SUCCESS;
+    residual_args q = {A, b, x, r};
+    return chunk_sums(ctx, A->rows, residual_chunk, &q, &s[slot]);
 }
 
 cupat_status cupat__sp_scale_cpu(cupat_ctx *ctx, size_t n, cupat_type vt, const void *dinv,
