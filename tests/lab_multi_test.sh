@@ -14,7 +14,8 @@ out=$("$@" 2>&1)
 rc=$?
 printf '%s\n' "$out"
 if [ "$backend" = cuda ] && printf '%s\n' "$out" | grep -q "needs a GPU"; then
-  echo "SKIP: no GPU"
+  # the lab's own reason (no device, a driver mismatch, ...), not a guess
+  echo "SKIP: $(printf '%s\n' "$out" | grep -m1 "needs a GPU" | sed 's/^[^:]*: //')"
   exit 77
 fi
 fail() { echo "FAIL: $*"; exit 1; }
