@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cupat — the two commands a new user needs:
 #   make run    build the `cupat` command, then a quick tour on the best backend:
 #               `cupat info` and `cupat bench all --quick` (one small case each)

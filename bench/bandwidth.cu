@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bandwidth.cu — kernels for `cupat bandwidth`: the GPU reading or writing
 // memory it reaches over the link (zero-copy, PCCP 4.2) or through the
 // Unified Memory system (managed memory, PCCP 4.2 / 4.5).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bandwidth.h — the kernels `cupat bandwidth` times where the GPU itself
  * touches memory: zero-copy (mapped pinned host memory read or written over
  * the link) and managed memory read in place (page faults or prefetched). */

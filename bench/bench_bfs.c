@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_bfs.c — the "bfs" ladder on Graph500 Kronecker graphs (edge factor
  * 16): one search from a fixed root per call, each rung checked by the
  * Graph500 validation (which pins every level). The table's GFLOP/s column

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_conv2d.c — the conv2d ladder (PMPP 7, then beyond the book) and the
  * separable ladder (pattern conv2d_sep) against the vendors in the same run,
  * timed the same way (harness.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_elementwise.c — cases of vadd, saxpy, matadd, gray and blur, and
  * PCCP 3.3's block-shape sweep of matadd's 2D kernel. */
 #include "harness.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_gemm.c — the gemm ladder against cublasSgemm (pedantic FP32: no TF32)
  * on the issue's shapes, op N,N; the default rung alone against cuBLAS for
  * ops N,T, T,N and T,T on the shapes users call (issue 22); the resource

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_gemm_tc.c — cupat_gemm, the mixed-type product (pattern "gemm_tc";
  * docs/gemm-tensor.md), one table per input type: f16 -> f32, bf16 -> bf16,
  * tf32 -> f32 (with a probe of how cuBLAS rounds tf32 inputs), i8 -> i32, S x S x S, row-major, op N,N, alpha 1, beta 0; on

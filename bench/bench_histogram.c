@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_histogram.c — the histogram ladder (PMPP 9.2-9.6, then beyond the
  * book) against CUB in the same run, timed the same way (harness.c).
  *

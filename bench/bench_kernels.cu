@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench_kernels.cu — the harness's own device code: input generation and the
 // kernels behind the read and FP32 ceilings. C entry points in harness.h.
 #include "harness.h"

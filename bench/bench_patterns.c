@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_patterns.c — which patterns `cupat bench` has cases for. A new
  * pattern adds its bench_<pattern>.c, one line to the table and one to
  * sizes.c (what --n means for it); test_bench checks that every registered

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_reduce.c — the reduction ladder (PCCP 3.4-3.6, 5.3, 5.6; PMPP 10; the
  * lecture; then beyond the books) at 2^16, 2^20, 2^24 and 2^28 elements,
  * against cub::DeviceReduce in the same run; and the dot product against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_scan.c — the scan ladder (PMPP 11.2-11.7, then beyond the books), the
  * segmented scans and stream compaction, each table against CUB in the same
  * run, timed the same way (harness.c: events, warm-up, L2 flushed between

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_scan.h — what bench_scan.c (the scan, segscan and select cases) shares
  * with vendor_scan.cu (the input kernels and the CUB baselines): the input
  * generators, identical on host and device, so a check recomputes any input

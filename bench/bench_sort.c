@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_sort.c — `cupat bench sort|merge|segsort`: the "sort" ladder on u32
  * keys, u32/u32 pairs, u64 keys and f32 keys (default 2^28 on the GPU, 2^22
  * on the CPU), the "merge" ladder on two sorted u32 arrays of 2^27 each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_sort.h — what bench_sort.c (the merge, sort and segsort cases)
  * shares with vendor_sort.cu (input kernels and CUB baselines): generators
  * identical on host and device, so a check recomputes any input key from its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_sparse.c — `cupat bench spmv`: y = A x on the standard families, every
  * rung of the backend's "spmv" ladder (a rung whose format the matrix refuses,
  * ELL on power-law rows, is left out with a note), and cusparseSpMV on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_sparse.h — what bench_sparse.c (the spmv and cg cases) shares with
  * vendor_sparse.cu: the cuSPARSE SpMV baseline (cusparseSpMV on CSR, the
  * faster of CSR_ALG1 and CSR_ALG2 picked at setup) behind C entry points.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_stencil1d.c — the 1D stencil ladder (PCCP 5.5): global memory, shared
  * memory with halo, coefficients in constant memory, through the read-only
  * cache, and the best rung, at radius 4 (the book's 9-point stencil) and 8.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_stencil3d.c — the 3D stencil ladder (PMPP 8, then temporal blocking)
  * on f32 grids with a one-point halo. No vendor library has this stencil:
  * the reference row is a copy of the same bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_transpose.c — the transpose ladder (lecture 10, PCCP 4.4 and 5.4, and
  * beyond) beside cublasSgeam/cublasDgeam (transpose mode), PCCP 4.4's copy
  * bounds (copyRow: both accesses coalesced; copyCol: both strided) and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* bench_transpose_verify.cu — checks a transpose on the device (the outputs
  * of the 16384^2 cases are 1-2 GiB: too much to copy back for every rung). */
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ceilings.c — the device's measured ceilings: copy, read and FP32 rates.
  * CUDA: cudaMemcpyAsync D2D, a read-only streaming kernel and an FMA kernel
  * (bench_kernels.cu), timed back to back with events, median of 8 calls.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ceilings.h — the device's measured ceilings, the denominators of every
  * "% of ceiling" the lab prints. Measured on the spot (cupat info, cupat bench). */
 #ifndef CUPAT_BENCH_CEILINGS_H

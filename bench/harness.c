@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* harness.c — timing, checking and the ladder walk of the benchmark. */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"

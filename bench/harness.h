@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* harness.h — the benchmark harness: walks a case's ladder, times every rung
  * (CUDA events, or the host clock on the CPU backend), checks its output
  * against a host reference, adds the vendor and reference rows, and prints or

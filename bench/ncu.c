@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ncu.c — `cupat bench --ncu`: find Nsight Compute, run one row of the bench
  * under it, read its CSV (ncu.h). */
 #define _POSIX_C_SOURCE 200809L

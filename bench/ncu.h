@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ncu.h — `cupat bench --ncu`: finding Nsight Compute, running one row of the
  * bench under it (a child `cupat bench ... --ncu-child T:R:NAME` that runs
  * the row's call once untimed, then once between cudaProfilerStart and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outfile.c — a user's output file replaced only by a complete one
  * (outfile.h). */
 #define _XOPEN_SOURCE 700 /* mkstemp, fdopen, fchmod, fsync, realpath, lstat, S_IFLNK */

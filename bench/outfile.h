@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outfile.h — writing a file the user named (`--json FILE`, `--csv FILE`)
  * without ever losing what was there. The text goes to a temporary file
  * beside FILE (same directory: the rename is atomic), which replaces FILE

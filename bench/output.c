@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* output.c — the run's tables as aligned text, JSON (cJSON) and CSV. */
 #include "harness.h"
 #include "outfile.h" /* FILE replaced only by a complete one */

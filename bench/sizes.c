@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sizes.c — what `cupat bench --n SIZE` means for each pattern, and the
  * backend memory its largest case at that size takes, so a size the machine
  * cannot hold is refused before anything is allocated (issue 18.8: `--n 4G`

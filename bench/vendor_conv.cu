@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vendor_conv.cu — the vendor baselines of `cupat bench conv2d` and
 // `cupat bench conv2d_sep` behind C entry points (bench_conv2d.c):
 // cuDNN's fastest forward convolution for the shape (found by

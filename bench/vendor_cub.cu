@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vendor_cub.cu — CUB baselines (C++ templates) behind C entry points.
 #include "harness.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vendor_histogram.cu — the inputs of `cupat bench histogram` and their
 // vendor baselines behind C entry points (bench_histogram.c):
 // cub::DeviceHistogram::HistogramEven / HistogramRange / MultiHistogramEven

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NppStreamContext that NPP's _Ctx entry points take (CUDA 13 keeps only
 // those): the stream and the device's properties, filled once per call. One
 // copy for every NPP baseline (histogram, filters). Include after an NPP header.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vendor_reduce.cu — cub::DeviceReduce baselines for `cupat bench reduce`,
 // behind one C entry point. Temporary storage is sized once (temp == NULL
 // asks for the size) and allocated by the caller outside the timed region.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vendor_scan.cu — the inputs of `cupat bench scan|segscan|select` and their
 // CUB baselines (cub::DeviceScan, DeviceSelect, DevicePartition) behind C
 // entry points (bench_scan.h). Each CUB call is the one a CUB user writes for

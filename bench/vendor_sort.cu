@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vendor_sort.cu — the inputs of `cupat bench sort|merge|segsort` and their
 // CUB baselines (cub::DeviceRadixSort::SortKeys / SortPairs,
 // cub::DeviceMerge::MergeKeys, cub::DeviceSegmentedSort::SortKeys) behind C

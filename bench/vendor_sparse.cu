@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vendor_sparse.cu — the cuSPARSE baseline of `cupat bench spmv`:
 // cusparseSpMV on the same CSR arrays, x and y cupat's rungs get. The
 // workspace is sized and allocated at setup (outside the timed region, as

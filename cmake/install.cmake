@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Install: header, static and shared libraries, CMake package, pkg-config.
 include(CMakePackageConfigHelpers)
 
@@ -8,6 +9,15 @@ install(TARGETS cupat cupat_static EXPORT cupatTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT cupatTargets NAMESPACE cupat:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cupat)
+
+# Beyond one process (include/cupat_dist.h): the static libcupat_dist where
+# MPI was found; a program links cupat::cupat_dist and MPI.
+set(CUPAT_CONFIG_NEEDS_MPI 0)
+if(TARGET cupat_dist)
+  install(FILES include/cupat_dist.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(TARGETS cupat_dist EXPORT cupatTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  set(CUPAT_CONFIG_NEEDS_MPI 1)
+endif()
 
 set(CUPAT_CONFIG_NEEDS_PNG ${PNG_FOUND})
 configure_package_config_file(cmake/cupatConfig.cmake.in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* saxpy.c — the smallest complete cupat program: y = 2x + y on the best backend. */
 #include <cupat.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cupat.h — the whole public C API of cupat ("CUDA parallel patterns").
  *
@@ -26,6 +27,9 @@ extern "C" {
 #define CUPAT_VERSION_MAJOR 0
 #define CUPAT_VERSION_MINOR 1
 #define CUPAT_VERSION_PATCH 0
+/* The header's version as one integer: major * 10000 + minor * 100 + patch
+ * (0.1.0 is 100), comparable with what cupat_get_version returns. */
+#define CUPAT_VERSION (CUPAT_VERSION_MAJOR * 10000 + CUPAT_VERSION_MINOR * 100 + CUPAT_VERSION_PATCH)
 
 /* ---------------------------------------------------------------- status -- */
 
@@ -56,6 +60,11 @@ typedef enum cupat_backend {
     CUPAT_BACKEND_CUDA = 2
 } cupat_backend;
 
+/* Threads: one context per host thread. A context (its stream, scratch pool,
+ * pinned rungs and last-error message) is not safe to use from two threads at
+ * once; two threads with a context each may call at the same time (test_threads),
+ * and cupat_last_error(NULL) is each thread's own. The one process-wide state,
+ * the set of live CPU blocks that cupat_free checks, is locked. */
 typedef struct cupat_ctx cupat_ctx;
 
 /* CUDA stream handle without including CUDA headers (same type as cudaStream_t). */
@@ -88,6 +97,16 @@ const char *cupat_last_error(const cupat_ctx *ctx);
 
 /* Library version ("0.1.0") and the versions it runs with. */
 const char *cupat_version(void);
+/* The version of the library linked at run time, as CUPAT_VERSION spells it
+ * (as cublasGetVersion). CUPAT_ERROR_NULL_POINTER for a NULL version. */
+cupat_status cupat_get_version(int *version);
+/* Whether the library linked at run time serves a program compiled with the
+ * header of version `header_version` (pass CUPAT_VERSION): the same major
+ * version and at least the header's minor; while the major version is 0, the
+ * same minor (0.x releases may change the ABI, as the CMake package's
+ * SameMinorVersion says). CUPAT_SUCCESS, or CUPAT_ERROR_NOT_SUPPORTED with
+ * both versions in cupat_last_error(NULL). */
+cupat_status cupat_check_version(int header_version);
 /* Whether a usable CUDA device is present (1) or not (0); never fails. */
 int cupat_cuda_available(void);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cupat_dist.h — cupat beyond one process (PMPP ch. 20): a communicator over
  * MPI (and NCCL between GPUs) and the distributed primitives built on the
  * single-device ones.

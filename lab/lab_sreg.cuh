@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lab_sreg.cuh — the PTX special registers the GPU labs read: which SM runs
 // this thread (%smid, below %nsmid) and the global nanosecond timer
 // (%globaltimer), for spinning a fixed time whatever the SM clock.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lab_timing.cuh — what the GPU labs share: the run state every experiment gets
 // (RunBase) and its CUDA-call check (CK), the launch timer,
 // `reps` + 1 launches of a callable, the first untimed, each timed with a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CUDA kernels only: no CPU registration (it could only skip).
 set(CUPAT_TEST_BACKENDS cuda)
 cupat_test(test_access test_access.c)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # async_lab.cmake — `cupat lab async` (lab/async): the table and the host
 # models on the CPU; every experiment's rows checked on the GPU (cuda).
 cupat_test(test_async_lab test_async_lab.c)

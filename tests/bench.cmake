@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench.cmake — the benchmark's tables (bench_patterns.c, sizes.c) against the
 # registry, and the --n memory check. Host-side logic: the CPU run covers it.
 set(CUPAT_TEST_BACKENDS cpu)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `cupat bench --json FILE` / `--csv FILE`, FILE '-' (issue 18.6): the data
 # alone on stdout, the tables on stderr; no file named '-'.
 # Where the build has no cJSON the --json tests are registered as skipped

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `cupat bench --quick`, the second half of `make run`: one small case per
 # pattern (each pattern's --quick size in bench/bench_patterns.c; one missing
 # is a line on stderr, so ERR_LINES 0 holds every pattern to having one).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench_scan.cmake — `cupat bench scan|segscan|select` on the CPU backend at
 # sizes that are not multiples of the checks' 2^16-element chunks: every row
 # checked ok (a FAIL prints a "! rung: FAIL" line and exits 1), the tables

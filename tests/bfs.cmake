@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bfs.cmake — graphs and BFS: the handle, the Kronecker generator, every
 # rung of the "bfs" ladder, the Graph500 validation, bad arguments.
 cupat_test(test_bfs test_bfs.c)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cli.cmake — tests of the `cupat` command. Two roles in one file:
 #  * included by tests/CMakeLists.txt: registers the cli.* tests;
 #  * run as `cmake -P cli.cmake` by those tests: runs the binary once and checks

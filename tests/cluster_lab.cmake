@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cluster_lab.cmake — `cupat lab cluster` (lab/cluster): the table and the
 # host models on the CPU; every experiment's rows checked on the GPU (cuda).
 cupat_test(test_cluster_lab test_cluster_lab.c)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # coop_lab.cmake — `cupat lab coop` (lab/coop): the table and the host
 # references on the CPU; every experiment's rows checked on the GPU (cuda).
 cupat_test(test_coop_lab test_coop_lab.c)

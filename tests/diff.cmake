@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # diff.cmake — the seeded randomized differential test: every rung of sort,
 # sort_bits, segsort, merge, scan, the segmented scans, select / partition /
 # unique, the histograms, reduce, dot, spmv and bfs against plain references

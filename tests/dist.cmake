@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # dist.cmake — cupat_dist.h under mpirun (where CMake found MPI): 2 and 3
 # ranks on the CPU backend (the MPI path CI runs), 2 on CUDA (skipped without
 # a GPU: the staged transport). OpenMPI refuses root without being told, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # errors_lab.cmake — `cupat lab errors` (lab/errors): the host models, the
 # verdict rules and the child runner on the CPU; every case buggy and fixed
 # on the GPU (cuda; the sticky ones in a child process).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # exec_lab.cmake — `cupat lab exec` (lab/exec): the host models and the bad
 # arguments (cpu); every experiment's output against its host model, the
 # register cliff and occupancy APIs against the calculator, and dynamic

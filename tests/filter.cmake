@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # filter.cmake — `cupat filter`: arguments, the kernel file reader (malformed
 # files refused with the line named), and real filters on the committed
 # images (tests/data) on the CPU backend; the CUDA runs pass or report one

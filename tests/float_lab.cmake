@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # float_lab.cmake — `cupat lab float` (lab/float): the encoder / decoder, the
 # rounding reference against the host FPU, ulps and the summation orders on
 # the CPU; the rounding-mode intrinsics, the functions under three builds and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # gemm.cmake — cupat_gemm_f32 / cupat_gemv_f32: every rung, every tile
 # configuration of the multistage kernel (reached through src/gemm's internal
 # header), the issue's shapes, the argument checks.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # gemm_tc_layout.cmake — tests/gemm_tc_mma_layout.py: the mma_sync rung's
 # swizzle, ldmatrix and fragment index math, checked on the CPU (python3).
 find_program(CUPAT_LAYOUT_PYTHON NAMES python3)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """gemm_tc_mma_layout.py — the index math of src/gemm/gemm_tc_mma.cu checked
 on the CPU (no GPU needed): the XOR-swizzled shared tiles that cp.async fills
 (a_off, b_off: the same formulas as the kernel), ldmatrix.x4 (op(A)) and

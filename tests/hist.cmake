@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # hist.cmake — `cupat hist IMAGE` (tools/cupat/cmd_hist.c) on the committed
 # images (tests/data). The expected figures are worked out by hand from the
 # files' samples (tests/data/README.md):

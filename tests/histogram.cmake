@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # histogram.cmake — cupat_histogram_even / _range / _channels: every rung of
 # the "histogram" ladder against the rules written out in the test. The GPU
 # run's --large case (2^32 + 5 samples) is not registered: run it by hand.

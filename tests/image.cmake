@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # image.cmake — image files (test_image, per backend) and the `cupat gray` /
 # `cupat blur` commands. The images are in tests/data (see its README.md).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # scripts/install-deps and `make build` without a package network (a fake
 # apt-get that fails): optional libraries cost a one-line note, required tools
 # a clear error (exit 1).

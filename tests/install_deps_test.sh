@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/install-deps without a package network: PATH holds only fakes (id,
 # apt-get, cmake, make, cc, nvcc, pkg-config as each case needs), the headers
 # are looked for in an empty directory, and apt-get fails the way it does when
@@ -94,6 +95,15 @@ apt_log_has one-optional-missing "install .*pkg-config"
 setup 1000 "$tools" 100
 run_case not-root-optional 0 "^install-deps: note: optional $opt_pkgs not installed \(not root: 'sudo make deps' installs them\)" 1
 if [ -e "$work/apt.log" ]; then echo "FAIL not-root-optional: apt-get was called"; fails=$((fails + 1)); fi
+
+# 6b. Root with apt-get, CUPAT_NO_DEPS=1: apt-get never called, one note;
+#     a missing required tool is an error naming it.
+setup 0 "$tools" 0
+CUPAT_NO_DEPS=1 run_case no-deps-optional 0 "^install-deps: note: optional $opt_pkgs not installed \(CUPAT_NO_DEPS=1\)" 1
+if [ -e "$work/apt.log" ]; then echo "FAIL no-deps-optional: apt-get was called"; fails=$((fails + 1)); fi
+setup 0 "make cc nvcc pkg-config" 0
+CUPAT_NO_DEPS=1 run_case no-deps-no-cmake 1 "^install-deps: error: missing required cmake \(CUPAT_NO_DEPS=1" 1
+if [ -e "$work/apt.log" ]; then echo "FAIL no-deps-no-cmake: apt-get was called"; fails=$((fails + 1)); fi
 
 # 7. Not root, make missing: exit 1 naming it.
 setup 1000 "cmake cc nvcc pkg-config" 100

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs this build into a scratch prefix, then builds and runs the example
-# program against it three ways: CMake package (shared and static) and pkg-config.
+# program against it three ways: CMake package (shared and static) and pkg-config;
+# and, where the build had MPI, a program on cupat::cupat_dist.
 set -euo pipefail
 build=$1 src=$2 nvcc_dir=${3:-}
 work=$(mktemp -d)
@@ -11,9 +13,18 @@ cmake -S "$src/examples" -B "$work/ex" -DCMAKE_PREFIX_PATH="$work/prefix" \
 cmake --build "$work/ex" >/dev/null
 "$work/ex/saxpy"
 "$work/ex/saxpy_static"
+# With MPI the package has cupat::cupat_dist and cupat_dist.h: a program on
+# them builds and runs as one rank (MPI's singleton start, no mpirun).
+if [ -f "$work/prefix/include/cupat_dist.h" ]; then
+  cmake -S "$src/tests/install_dist" -B "$work/dist" -DCMAKE_PREFIX_PATH="$work/prefix" \
+        ${nvcc_dir:+-DCUDAToolkit_ROOT="$nvcc_dir"} >/dev/null
+  cmake --build "$work/dist" >/dev/null
+  "$work/dist/dist_hello"
+fi
 # The README's pkg-config line, exactly as it is written there (checked), run
-# from a directory holding examples/saxpy.c; the program must start without
-# LD_LIBRARY_PATH (on a machine without a GPU it runs on the CPU backend).
+# from a directory holding examples/saxpy.c; no rpath in the flags: the
+# program starts with LD_LIBRARY_PATH, as the README says (on a machine
+# without a GPU it runs on the CPU backend).
 readme_line='cc examples/saxpy.c $(pkg-config --cflags --libs cupat) -o saxpy'
 if ! grep -qxF "$readme_line" "$src/README.md"; then
   echo "install test: README.md no longer has the line: $readme_line" >&2
@@ -30,5 +41,10 @@ export PKG_CONFIG_PATH
 mkdir "$work/pc" "$work/pc/examples"
 cp "$src/examples/saxpy.c" "$work/pc/examples/"
 (cd "$work/pc" && eval "$readme_line")
-(cd "$work/pc" && env -u LD_LIBRARY_PATH ./saxpy)
+libdir=$(dirname "$PKG_CONFIG_PATH")
+if pkg-config --libs cupat | grep -q -- "-rpath"; then
+  echo "install test: pkg-config --libs cupat carries an rpath: $(pkg-config --libs cupat)" >&2
+  exit 1
+fi
+(cd "$work/pc" && LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ./saxpy)
 echo "install test: CMake package (shared, static) and the README's pkg-config builds ran"

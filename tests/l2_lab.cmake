@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # l2_lab.cmake — `cupat lab l2` (lab/l2): the table, the host models and the
 # build rule on the CPU (the rule read from this test's own fatbins); every
 # experiment's rows checked on the GPU (cuda).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lab_atomics.cmake — `cupat lab atomics` (lab/atomics): the host model and the
 # bad arguments (cpu), the race, the custom atomics and the rates on the GPU (cuda).
 cupat_test(test_lab_atomics test_lab_atomics.c)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lab_multi.cmake — `cupat lab multi` (lab/multi): the cost model's
 # arithmetic (no MPI, no GPU), the command's arguments, and the whole lab
 # under `mpirun -np 2 ... --quick`: on the CPU backend (tiny sizes, the "mpi"

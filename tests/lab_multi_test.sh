@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # lab_multi_test.sh BACKEND JSON PYTHON -- MPIRUN-COMMAND...
 # Runs `cupat lab multi --quick` under mpirun (the command after --, which
 # writes its JSON to JSON) and checks what it printed and wrote: exit 0, the

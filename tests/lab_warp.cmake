@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lab_warp.cmake — `cupat lab warp` (lab/warp): the model of the CUDA rules
 # against the book's lines (cpu), every experiment on the GPU (cuda).
 cupat_test(test_lab_warp test_lab_warp.c)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # memory_lab.cmake — `cupat lab memory` (lab/memory): the table and the host
 # models on the CPU; every experiment's rows checked on the GPU (cuda).
 cupat_test(test_memory_lab test_memory_lab.c)

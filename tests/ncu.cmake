@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ncu.cmake — `cupat bench --ncu` (bench/ncu.c, docs/report.md) without a GPU
 # or Nsight Compute: ncu's CSV read from hand-written samples (sums, weighted
 # averages, the limiter, malformed CSV, an empty profile) and a stand-in ncu

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Nothing may link the driver (libcuda.so.1) directly: every binary must start on
 # a machine that has the toolkit but no driver, and fall back to the CPU there.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # occupancy.cmake — `cupat occupancy` (lab/exec/occupancy.c): the arithmetic
 # against the books' worked examples and the toolkit's cuda_occupancy.h (cpu),
 # against cudaOccupancyMaxActiveBlocksPerMultiprocessor on test kernels (cuda).

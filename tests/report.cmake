@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # report.cmake — `cupat report` (tools/report/cupat_report.py, docs/report.md).
 # The drawing tests need a Python 3 with matplotlib (Debian: python3-matplotlib;
 # CI installs it): found here at configure time and handed to the command as

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """report_check.py — the tests of `cupat report` (tests/report.cmake).
 
   report_check.py CUPAT MODE WORKDIR [JSON...]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # scan.cmake — cupat_scan, the segmented scans and stream compaction: every
 # rung of the "scan", "segscan" and "select" ladders.
 cupat_test(test_scan test_scan.c)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sparse.cmake — the sparse handle, formats, every "spmv" rung, Matrix Market
 # files (round trips, malformed ones), CG. `test_sparse --large` (GPU only,
 # about 40 GB of device memory): nnz beyond 2^31 with i64 indices.

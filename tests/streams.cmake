@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # streams.cmake — out-of-core streaming (src/stream, cupat_set_streaming):
 # pinned host data in chunks over several streams, against the unstreamed
 # calls, on both backends (the CPU runs the same chunks when a chunk size is

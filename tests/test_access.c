@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_access.c — the kernels of `cupat lab access` checked like any rung:
  * exact outputs against reference loops, unwritten elements left alone.
  * They are CUDA experiments: the CPU run has nothing to test and skips. */

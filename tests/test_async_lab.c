@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_async_lab.c — the asynchronous-copy lab (lab/async).
  * cpu:  the experiment table and what each needs; the words differ from
  *       their neighbours; the weighted tile sums (light and heavy) against

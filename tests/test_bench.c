@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_bench.c — the benchmark's tables against the registry (issue 18.9):
  * every registered pattern has its `cupat bench` entry and its --n line
  * (bench_patterns.c, sizes.c), and nothing is listed that is not registered;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_bfs.c — graphs and breadth-first search: the handle (edge lists,
  * CSR, files, the Kronecker generator), every rung of the "bfs" ladder on
  * hand-made, Kronecker and random graphs (levels equal to an independent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cluster_lab.c — the cluster lab (lab/cluster).
  * cpu:  the experiment table; what each block of a cluster should see (1D,
  *       2D, 3D clusters; grids that are not whole clusters refused); the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_conv2d.c — every rung of "conv2d" and "conv2d_sep" on the context's
  * backend against a reference written here from the documented rules (one
  * fmaf chain a sample, i outer, j inner; the border maps; round half to even

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_coop_lab.c — the cooperative-groups lab (lab/coop).
  * cpu:  the experiment table; the tile references (sums and inclusive
  *       prefixes of tiles of 32 / 16 / 8 / 4, wrapping u32); the coalesced

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_core.c — the API contract: statuses and messages, contexts, memory,
  * pointer checks, the variant registry. Runs on both backends. */
 #include "testutil.h"
@@ -17,6 +18,30 @@ static void test_status(void)
     snprintf(want, sizeof want, "%d.%d.%d", CUPAT_VERSION_MAJOR, CUPAT_VERSION_MINOR,
              CUPAT_VERSION_PATCH);
     CHECK(strcmp(cupat_version(), want) == 0, "version %s != %s", cupat_version(), want);
+}
+
+/* cupat_get_version and the header / library match. */
+static void test_version(void)
+{
+    int v = -1;
+    CHECK_OK(NULL, cupat_get_version(&v));
+    CHECK(v == CUPAT_VERSION, "cupat_get_version %d, header %d", v, CUPAT_VERSION);
+    CHECK(v == CUPAT_VERSION_MAJOR * 10000 + CUPAT_VERSION_MINOR * 100 + CUPAT_VERSION_PATCH, "version %d", v);
+    CHECK_FAILS(NULL, CUPAT_ERROR_NULL_POINTER, "version is NULL", cupat_get_version(NULL));
+    CHECK_OK(NULL, cupat_check_version(CUPAT_VERSION));
+    /* another patch level of the same minor: served */
+    CHECK_OK(NULL, cupat_check_version(CUPAT_VERSION - CUPAT_VERSION_PATCH + 99));
+    CHECK_FAILS(NULL, CUPAT_ERROR_NOT_SUPPORTED, "another major version",
+                cupat_check_version(CUPAT_VERSION + 10000));
+    if (CUPAT_VERSION_MAJOR == 0) {
+        CHECK_FAILS(NULL, CUPAT_ERROR_NOT_SUPPORTED, "one minor version", cupat_check_version(CUPAT_VERSION + 100));
+        CHECK_FAILS(NULL, CUPAT_ERROR_NOT_SUPPORTED, "0.2.0 (200)", cupat_check_version(200));
+    } else {
+        CHECK_OK(NULL, cupat_check_version(CUPAT_VERSION_MAJOR * 10000));
+        CHECK_FAILS(NULL, CUPAT_ERROR_NOT_SUPPORTED, "newer than the library",
+                    cupat_check_version(CUPAT_VERSION + 100));
+    }
+    CHECK_FAILS(NULL, CUPAT_ERROR_NOT_SUPPORTED, "header_version = -1", cupat_check_version(-1));
 }
 
 static void test_create(void)
@@ -352,6 +377,7 @@ int main(int argc, char **argv)
     cupat_ctx *ctx = test_init(argc, argv);
     test_seed();
     test_status();
+    test_version();
     test_create();
     test_memory(ctx);
     test_bad_free_and_overlap(ctx);

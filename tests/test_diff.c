@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_diff.c — seeded randomized differential test (DESIGN.md, Correctness).
  *
  * Case K draws one family's parameters (size, types, order, value size, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_dist.c — cupat_dist.h under mpirun (tests/dist.cmake: -np 2 and 3).
  *
  * Every rank makes its part of a global array from the same generator (rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_elementwise.c — every rung of vadd, saxpy, matadd, gray and blur that
  * runs on the chosen backend, against loops written here (not the library's
  * CPU path): edge sizes, misaligned starts, special values, padded layouts,

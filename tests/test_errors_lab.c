@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_errors_lab.c — the common-errors lab (lab/errors).
  * cpu:  the case table; the host models (which block shapes are invalid and
  *       why, registers a block needs, the intended results of A[i] += A[i-1]

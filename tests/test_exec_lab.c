@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_exec_lab.c — the execution-model lab (lab/exec, `cupat lab exec`).
  * cpu:  the host models: the divergence kernels' outputs, lanes of a partial
  *       warp, Sattolo's single cycle, Little's law against the notes' worked

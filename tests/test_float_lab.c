@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_float_lab.c — the floating-point lab (lab/float).
  * cpu:  the decoder on the lecture's examples and every class (binary32 and
  *       binary64); the bit-string parser refuses the slide's 34-digit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_gemm.c — cupat_gemm_f32 and cupat_gemv_f32: every rung of the backend
  * (and, on CUDA, every tile configuration and split of the multistage kernel)
  * against an f64 reference, over the issue's shapes, all op combinations, both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_gemm_tc.c — the half-precision types and cupat_gemm (pattern
  * "gemm_tc"; docs/gemm-tensor.md).
  *

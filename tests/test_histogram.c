@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_histogram.c — every rung of "histogram" on the chosen backend against
  * counts computed here (the bin rules of cupat.h written out again, not the
  * library's CPU path): exact, bin for bin.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_image.c — image files in and out (cupat_image_read / write / alloc /
  * free) on the committed images of tests/data (see its README.md), round
  * trips through every output format, every malformed file, write failures;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_l2_lab.c — the L2 lab (lab/l2).
  * cpu:  the experiment table; the words (no zeros, no repeats nearby) and
  *       the expected sums against brute force (cyclic reads shorter than,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_lab_atomics.c — the atomics lab (lab/atomics).
  * cpu:  the host model: the float order key (-0 below +0, infinities at the
  *       ends), max / min with the NaN rule, the argmax packing (ties to the

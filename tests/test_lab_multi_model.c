@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_lab_multi_model.c — the multi-GPU lab's cost model
  * (lab/multi/multi_model.h), pure arithmetic, no MPI or GPU: each formula
  * against numbers worked out by hand here, the exchange hidden and exposed,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_lab_warp.c — the warp lab (lab/warp).
  * cpu:  the host model of the CUDA rules reproduces the book's lines for
  *       PCCP 5.6's seven experiments, except the notes' butterfly typo (lanes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_memory_lab.c — the memory lab (lab/memory).
  * cpu:  the experiment table; PMPP 6.2's figures from the DRAM model (16 GB/s,
  *       4.8 %); Little's law; the bank model's wavefronts (strides 1..33,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_ncu_parse.c — `cupat bench --ncu`'s host side (bench/ncu.c), no GPU:
  *  - ncu's `--csv --page raw` output, written by hand in its documented
  *    shape (==PROF== lines, a header row with the quoted fixed columns and

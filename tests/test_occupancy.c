@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_occupancy.c — the occupancy calculator (lab/exec/occupancy.c).
  *
  * --backend cpu: the books' worked examples give the numbers worked out by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // test_occupancy_kernels.cu — kernels of several register and shared-memory
 // footprints for test_occupancy's GPU half: their attributes, and the
 // runtime's cudaOccupancyMaxActiveBlocksPerMultiprocessor to hold the

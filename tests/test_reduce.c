@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_reduce.c — every rung of "reduce" and "dot" on the chosen backend,
  * against references written here (not the library's CPU path).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_scan.c — every rung of "scan", "segscan" and "select" on the chosen
  * backend, against references written here (not the library's CPU path; the
  * CPU run checks the serial reference rung itself against them).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sort.c — every rung of "merge", "sort" and "segsort" on the chosen
  * backend against a reference written here: qsort of (key, original index)
  * in the documented order (floats: -NaN first .. -0 < +0 .. +NaN last by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sparse.c — the sparse handle, every format and every rung of the
  * "spmv" ladder against an f64 (long double sums) reference, COO duplicates,
  * Matrix Market round trips of every field / symmetry / format and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_stencil1d.c — every rung of the context's backend against a reference
  * loop that evaluates the documented sum in the documented order (a chain of
  * fmaf from 0, j = 0..2r, zero padding), so the comparison is bitwise.

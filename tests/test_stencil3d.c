@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_stencil3d.c — every rung of "stencil3d" on the context's backend
  * against a reference written here from the documented rule (halo copied,
  * interior one fma chain from +0 in coefficient order), bit for bit: f32 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_streams.c — out-of-core streaming (src/stream, cupat_set_streaming):
  * vadd, saxpy, reduce / dot (every op), gray and histogram on pinned host
  * memory, streamed in chunks, against the same call on unstreamed memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_streams_lab.c — the streams lab's host side (lab/streams): the report
  * builders, the Gantt chart, the JSON writer, the stamp arithmetic (first
  * start, last end, most kernels at once), and the bad arguments of every

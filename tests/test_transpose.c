@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_transpose.c — every rung of the context's backend against a reference
  * loop, exactly (elements are moved as raw words), over edge shapes, padded
  * leading dimensions, aligned and unaligned pitches, 4- and 8-byte elements;

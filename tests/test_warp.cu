@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // test_warp.cu — src/core/cupat_warp.cuh, every helper against a host model.
 //
 // The host models replay the header's trees step by step (the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* testutil.h — the small harness every cupat test uses.
  *
  * A test binary takes `--backend cpu|cuda` and `--small` (sizes cut down for

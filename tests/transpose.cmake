@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 cupat_test(test_transpose test_transpose.c)
 
 # The bench and lab commands of this area, checked by tests/cli.cmake's script

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # warp.cmake — src/core/cupat_warp.cuh's helpers against host models of their
 # trees. Device code only: just the cuda run is registered (it exits 77, a
 # skip, without a device).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // bench/experiments/exp_timing.h — what the scan experiments share: CUDA call
 // checks, the context and the L2-flush buffer they time with, and the timer
 // (median of `reps` calls, EXP_REPS by default, the L2 flushed by a 256 MiB

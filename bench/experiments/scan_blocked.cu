@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/experiments/scan_blocked.cu — the experiment behind docs/scan-tuning.md
 // section 5: the default scan's tile in its two layouts (warp-striped, scanned
 // with NV warp scans a thread; thread-blocked through shared memory, one warp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/experiments/scan_lookback.cu — the experiment behind docs/scan-tuning.md:
 // the decoupled look-back scan in several shapes (block, vectors a thread,
 // resident blocks, persistent/TMA, first wait and poll back-off at run time)

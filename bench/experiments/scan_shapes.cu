@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/experiments/scan_shapes.cu — tile shapes of the 8-byte scan and of
 // stream compaction (vectors a thread, resident blocks) against CUB on the
 // same buffers, outside the library build (not in CMake). The numbers behind

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* access.cu — the kernels of the memory-access experiments (`cupat lab
  * access`): each isolates one effect the books measure. Kernel names start
  * with lab_ so ncu can pick them out (-k regex:lab_). */

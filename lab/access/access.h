@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* access.h — the kernels of `cupat lab access` (PCCP 4.2-4.5, 5.2, lecture 10):
  * memory-access experiments, not public API. Each launcher queues one launch
  * on ctx->stream and returns a status naming the kernel on failure; tests

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // access_debug.cu — the offset kernels of access_offset.cuh compiled with -G
 // (lab/CMakeLists.txt sets it on this file alone): device code built for
 // the debugger, unoptimized, as PCCP 4.3's "Debug build (-g -G -O0)" timed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // access_offset.cuh — PCCP 4.3's readOffset / writeOffset / readOffsetUnroll4
 // and their launch, in one place for the two objects that compile them:
 // access.cu (the release build, `cupat lab access offset`, `lab memory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // async.cu — `cupat lab async`'s dispatch, its streaming input, and the two
 // barrier experiments: cuda::barrier against __syncthreads (Guide
 // 10.26.1-10.26.4) and warp specialization with a double buffer and two

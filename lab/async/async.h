@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* async.h — the asynchronous-copy lab (`cupat lab async`, issue 23): the
  * CUDA Guide's asynchronous barrier, memcpy_async, pipeline and TMA
  * chapters (10.26-10.29; INVENTORY G44-G55) as measured experiments:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // async_copy.cu — the memcpy_async experiments of `cupat lab async`: the
 // copy-and-compute pattern with register staging against every memcpy_async
 // flavour (Guide 10.27.1-10.27.4), the alignment rule (10.27.6.1-2), warp

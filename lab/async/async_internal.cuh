@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // async_internal.cuh — what the async lab's three kernel files share: the
 // run's state, the streaming input (lab_async_word on the device, the host's
 // weighted tile sums), the one timed-and-checked row of a copy-and-sum

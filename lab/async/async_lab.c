@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* async_lab.c — the experiments of `cupat lab async` as a table, their
  * argument checks, and the host models (the weighted tile sums, what each
  * block of a grid should write, the barrier loop, the swizzle's bank

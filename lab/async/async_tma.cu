@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // async_tma.cu — the Tensor Memory Accelerator (Guide 10.29; PTX
 // cp.async.bulk, cp.async.bulk.tensor, mbarrier; sm_90) in `cupat lab
 // async`: 1D bulk copies into an mbarrier ring against ordinary loads and

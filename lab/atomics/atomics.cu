@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // atomics.cu — the kernels of `cupat lab atomics` (lecture 10 "Atomic
 // Operations"; PMPP 9.2-9.4; CUDA Guide, atomic functions). The updates are
 // written inline on purpose: the lesson is the update itself (the histogram

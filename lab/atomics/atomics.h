@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* atomics.h — the atomics lab (`cupat lab atomics`), lecture 10 "Atomic
  * Operations" and PMPP 9.2-9.4: the read-modify-write race made visible
  * (plain `counter++` from many threads, the lost updates counted), its fixes

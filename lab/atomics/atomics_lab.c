@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* atomics_lab.c — the experiments of `cupat lab atomics`: argument checks,
  * the host models the GPU's results are held against, and the runs (device
  * buffers, copies back, checks of the timed counters). The kernels are in

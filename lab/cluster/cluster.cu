@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cluster.cu — the kernels of `cupat lab cluster` and their host halves
 // (launches, buffers, timing, checks); the experiment table and the host
 // models are in cluster_lab.c. Every experiment takes well under a second

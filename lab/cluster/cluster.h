@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cluster.h — the cluster lab (`cupat lab cluster`, issue 23): thread-block
  * clusters and distributed shared memory (CUDA Guide 5.2.1, 5.3, 8.2.3.1;
  * INVENTORY G01-G05, G26). Compile-time __cluster_dims__ and run-time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cluster_lab.c — the experiments of `cupat lab cluster` as a table, their
  * argument checks, and the host models (what each block of a cluster should
  * see, clusters co-resident from per-block timestamps) that the tests check

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // coop.cu — the kernels of `cupat lab coop` and their host halves; the
 // experiment table and the host references are in coop_lab.c. Every row that
 // produces data checks it against the host (u32 sums wrap: exact; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* coop.h — the cooperative-groups lab (`cupat lab coop`, issue 23; CUDA
  * Guide 11; INVENTORY G61-G63): thread_block, tiled partitions (static
  * thread_block_tile<32/16/8/4> and dynamic thread_group), coalesced groups

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* coop_lab.c — the experiments of `cupat lab coop` as a table, their
  * argument checks, and the host references (tile and coalesced-group
  * collectives, the Jacobi iteration) the kernels are checked against and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // errors.cu — the kernels of `cupat lab errors`, each classic bug beside its
 // fix (lecture 10 "Common CUDA Programming Errors"; PCCP 5.1; PMPP 3.1 and
 // 5 exercises 3, 10; CUDA Guide 7.2). The bugs are written as the books

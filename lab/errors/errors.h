@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* errors.h — the common-errors lab (`cupat lab errors`): lecture 10 "Common
  * CUDA Programming Errors", PCCP 5.1 (barriers in divergent code), PMPP 3.1
  * (a (32, 32, 2) block), PMPP 5 exercises 3 and 10, the CUDA Guide 7.2

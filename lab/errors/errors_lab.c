@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* errors_lab.c — the cases of `cupat lab errors` as data, their verdicts,
  * the host models the tests check on the CPU, and the run entry points
  * (argument checks; the kernels and their host halves are in errors.cu). */

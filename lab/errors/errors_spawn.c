@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* errors_spawn.c — a child process for the cases whose error is sticky (an
  * illegal address ends the CUDA context) or that could hang (a barrier not
  * every thread reaches): fork, exec, read its output, kill it (this child

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* exec.h — the execution-model lab (`cupat lab exec`, issue 15): divergence
  * (PCCP 3.2, PMPP 4.5), partial warps and warp formation in 2D blocks (PCCP
  * 3.2, PMPP 4.4), block placement on SMs (PMPP 4.2-4.3), __syncthreads cost

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exec_cdp.cu — dynamic parallelism in `cupat lab exec` (PCCP 3.6, PMPP 21,
 // Guide "CUDA Dynamic Parallelism"): PCCP's nestedHelloWorld with device
 // printf, the nesting-depth and pending-launch limits, and Mandelbrot by

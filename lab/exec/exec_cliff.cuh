@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exec_cliff.cuh — the register-cliff kernel's body (exec_work.h describes
 // the arithmetic), shared by exec_regs.cu (launch bounds, __maxnreg__) and
 // exec_maxrreg.cu (the same body under -maxrregcount=64), and the launch

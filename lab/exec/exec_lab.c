@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* exec_lab.c — the experiments of `cupat lab exec`: argument checks, the
  * host models every GPU output is held against (exec_work.h), the runs
  * (device buffers, timing, copies back, checks) and Little's-law arithmetic.

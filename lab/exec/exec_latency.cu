@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exec_latency.cu — kernels of `cupat lab exec` about latency and how it is
 // hidden (PCCP 3.2 "Latency Hiding", Guide 8.2.3, lecture "SM Resources"):
 // pointer chases through global memory (L1, L2, DRAM), shared and constant

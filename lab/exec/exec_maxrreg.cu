@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exec_maxrreg.cu — the register-cliff kernel compiled with -maxrregcount=64
 // (lab/CMakeLists.txt sets it on this file only): the command-line cap,
 // which applies to every kernel of the file that has no launch bounds of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exec_regs.cu — kernels of `cupat lab exec` about resources: the register
 // cliff (one body, exec_cliff.cuh, under each way of bounding registers:
 // __launch_bounds__, __maxnreg__; -maxrregcount is exec_maxrreg.cu) and the

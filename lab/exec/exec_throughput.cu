@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exec_throughput.cu — the kernels of `cupat lab exec throughput` (CUDA
 // Guide 8.4.1, "Arithmetic Instructions"): one instruction kept busy on
 // every SM, TP_CHAINS independent chains a thread and a full SM of warps, so

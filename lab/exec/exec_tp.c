@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* exec_tp.c — `cupat lab exec throughput` (CUDA Guide 8.4.1): the table of
  * instructions measured with the Guide's figure beside each, the host model
  * of every chain (exec_tp.h) and the run: the GPU's results a clock an SM,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* exec_tp.h — the instruction-throughput kernels' arithmetic (CUDA Guide
  * 8.4.1, "Arithmetic Instructions"), written once for the device
  * (exec_throughput.cu) and the host model (exec_tp.c): a thread keeps

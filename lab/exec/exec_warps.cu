@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exec_warps.cu — kernels of `cupat lab exec` about warps and blocks:
 // divergence (PCCP 3.2's three kernels, long branches, a 32-way switch),
 // partial warps, how a 3D block forms warps, where blocks run (%smid), and

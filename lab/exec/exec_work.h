@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* exec_work.h — the arithmetic the execution-model lab's kernels do, written
  * once for the device and the host model (exec_lab.c), so every output the
  * GPU writes is checked against the same function on the CPU, bit for bit.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* occupancy.c — the calculator of occupancy.h, its device presets and the
  * books' worked examples. */
 #include "exec/occupancy.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* occupancy.h — the occupancy calculator of `cupat occupancy` (PMPP 4.7 and
  * 5.6, PCCP 3.2, CUDA Guide 8.2.3.1): how many blocks of a kernel fit on one
  * SM, which resource decides, and where the next cliff is.

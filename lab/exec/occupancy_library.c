@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* occupancy_library.c — the kernels compiled into libcupat, found in the ELF
  * file that holds it: its .nv_fatbin section and the fatbin containers in it
  * (occupancy_library.h describes the format). Plain C, no CUDA: every size

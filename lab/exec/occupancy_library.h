@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* occupancy_library.h — `cupat occupancy --library`: every kernel compiled
  * into libcupat, found without a list kept by hand, and the calculator of
  * occupancy.h held against the driver's occupancy API for each.

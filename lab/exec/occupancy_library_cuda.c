@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* occupancy_library_cuda.c — occ_library_check: every kernel of a file's
  * fatbin containers loaded through the driver API, and the calculator held
  * against cuOccupancyMaxActiveBlocksPerMultiprocessor for each. The driver's

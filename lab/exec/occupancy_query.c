@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* occupancy_query.c — occ_device_query: the calculator's figures of the
  * device present, from cudaGetDeviceProperties. */
 #include "exec/occupancy.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // float.cu — the GPU side of `cupat lab float` (lecture "Advanced
 // Techniques": FP Support in CUDA; CUDA Guide 8.4.1): the rounding-mode
 // intrinsics, the precise functions against their intrinsics (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* float.h — the floating-point lab (`cupat lab float`): the lecture's IEEE
  * 754 slides ("Advanced Techniques": Floating Point, FP Support in CUDA) and
  * the CUDA Guide's 8.4.1 (intrinsics, -ftz / -prec-div / -prec-sqrt).

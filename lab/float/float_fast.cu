@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // float_fast.cu — the PRECISE function source of float_kernels.cuh compiled
 // with --use_fast_math (lab/CMakeLists.txt sets it on this file alone):
 // -ftz=true -prec-div=false -prec-sqrt=false -fmad=true, and the math

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* float_host.c — the host model of `cupat lab float`: the IEEE 754 encoder /
  * decoder and the lecture's examples, the correctly rounded reference of the
  * rounding-mode intrinsics, the inputs, ulp errors and histograms, and the

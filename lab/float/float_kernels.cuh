@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // float_kernels.cuh — the function kernels of `cupat lab float`, included by
 // float.cu (default flags: IEEE division and square root, denormals kept) and
 // by float_fast.cu (compiled with --use_fast_math), so the same source is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* float_lab.c — the runs of `cupat lab float`: argument checks, device
  * buffers, copies back; the kernels are in float.cu and float_fast.cu, the
  * host model in float_host.c. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // l2.cu — the kernels of `cupat lab l2` and their host halves (buffers, the
 // set-aside and the windows, timing, checks); the experiment table, the
 // host models and the build rows are in l2_lab.c, the sm_90a kernel in

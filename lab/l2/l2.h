@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* l2.h — the L2 lab (`cupat lab l2`, issue 23): L2 persistence and the
  * access-policy window (CUDA Guide 6.2.3; INVENTORY G15, G16), and the
  * feature sets compute_90 / compute_90a (Guide 6.1.3-6.1.4, 19.1; G10,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* l2_lab.c — the experiments of `cupat lab l2` as a table, their argument
  * checks, the host models the tests check on the CPU (the words and the
  * expected sums, the Guide's set-aside and hitRatio, the build rule), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // l2_sm90a.cu — the feature-set experiment's sm_90a kernel (`cupat lab l2
 // features`): setmaxnreg, a compute_90a feature (Guide 19.1: compute_90
 // does not allow it; ptxas for sm_90 stops with "Instruction

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // memory.cu — the kernels of `cupat lab memory` and their host halves (buffers,
 // timing, checks); the experiment table and the host models are in
 // memory_lab.c. Each experiment is short by default (tens of milliseconds of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory.h — the memory lab (`cupat lab memory`), the rows of PCCP 4.1-4.3
  * and 5.1 / 5.5, PMPP 5.2 and 6.2, the CUDA Guide 6.2.2, 8.3 and 19.4 / 19.7,
  * and the lectures' banks and coalescing slides that `cupat lab access` does

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // memory_global.cu — the memory lab's global-memory rows that came with issue
 // 16: PCCP 4.3's readSegmentUnroll sweep over block and grid size at offset
 // 11, the same kernels built with -G against the release build (both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory_lab.c — the experiments of `cupat lab memory` as a table, their
  * argument checks, and the host models (PMPP 6.2's DRAM arithmetic, Little's
  * law, shared-memory bank wavefronts) that the tests check on the CPU. The

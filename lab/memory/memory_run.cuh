@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // memory_run.cuh — what the memory lab's .cu files share: the run (context,
 // repetitions, the rows being filled), a new row, a timed row, the CUDA
 // check, and the experiments each file defines (memory.cu dispatches).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // memory_shared.cu — the memory lab's on-chip rows that came with issue 16:
 // several typed arrays carved from one extern __shared__ buffer (and the
 // misaligned carve caught before any access), the shared capacity each

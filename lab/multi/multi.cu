@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // multi.cu — the multi-GPU lab's inputs and checks (multi_gen.h): each a
 // grid-stride kernel on the context's stream, or the same loop on the host
 // for the CPU backend; the values come from the bench harness's generator

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multi.h — the multi-GPU lab (`cupat lab multi`, issue 19, PMPP ch. 20):
  * one MPI rank a GPU (or a CPU process on the CPU backend), the
  * communicator of include/cupat_dist.h, and five tables:

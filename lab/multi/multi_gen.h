@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multi_gen.h — the multi-GPU lab's inputs and checks (multi.cu): CUDA
  * kernels on the CUDA backend, host loops on the CPU backend, the same values
  * on both. No MPI here (multi.h has the collective parts). */

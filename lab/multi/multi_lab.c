@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multi_lab.c — the multi-GPU lab's measurements (multi.h): the timing of a
  * collective call, the agreement on errors, and the all-reduce, stencil and
  * sort rows. The link row (rank 0 and two devices) is multi_link.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multi_link.c — the link row of the multi-GPU lab: rank 0 alone copies
  * between its device and the next one with cudaMemcpyPeerAsync (the way
  * cuda-samples' p2pBandwidthLatencyTest does: a copy i -> j goes on a

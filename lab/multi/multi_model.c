@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multi_model.c — the multi-GPU lab's cost model; multi_model.h states it. */
 #include "multi/multi_model.h"
 

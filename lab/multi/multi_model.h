@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multi_model.h — the multi-GPU lab's cost model (`cupat lab multi`, table
  * 5): what the stencil, the all-reduce and the sort should take on P GPUs,
  * from figures measured on this machine's GPUs (one or two of them) and two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lab_rows.c — adding rows and notes to a lab's table (lab_rows.h). */
 #include "rows/lab_rows.h"
 

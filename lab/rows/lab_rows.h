@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lab_rows.h — the row table the cluster and coop labs fill (a name, a
  * median time, a figure, a check, a note; the memory lab's rows too) and their
  * experiment rows; the CLI

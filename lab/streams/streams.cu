@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // streams.cu — the kernels of the streams lab (streams.h): a spin kernel that
 // stamps its own start and end with %globaltimer (the timelines of the
 // scheduling experiments), the chunk kernel of the overlap loop (PCCP 6.1.1's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* streams.h — the streams and concurrency lab (`cupat lab streams`): PCCP
  * 6.1 (streams, scheduling, priorities, events, synchronization), the
  * lecture's "Asynchronous Execution" and "Other Sources of Concurrency", the

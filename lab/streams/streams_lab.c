@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* streams_lab.c — the runners of `cupat lab streams` that schedule work:
  * overlap of copies and kernels over N streams (PCCP 6.1.1), false
  * dependencies and Hyper-Q (6.1.2), the NULL stream against blocking and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* streams_print.c — the streams lab's output: its tables as text (pasteable
  * into docs/streams.md), its timelines as text Gantt charts, and the whole
  * report as JSON (written here, no JSON library needed). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* streams_priv.h — what the streams lab's runners share (streams_lab.c:
  * overlap, scheduling, priorities; streams_sync.c: events, which calls block,
  * callbacks and graphs): report building, clocks, stamps, the error macro. */

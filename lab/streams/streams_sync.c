@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* streams_sync.c — the runners of `cupat lab streams` about synchronization:
  * events (a cudaStreamWaitEvent dependency graph, BlockingSync against
  * spinning, DisableTiming's cost; PCCP 6.1.4-6.1.5), which calls block the

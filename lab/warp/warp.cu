@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // warp.cu — the kernels of `cupat lab warp` (PCCP 5.6; CUDA C++ Programming
 // Guide, warp shuffle, vote, match and reduce functions). One kernel, one
 // case per experiment; each writes its rows of lane values as doubles to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* warp.h — the warp lab (`cupat lab warp`): PCCP 5.6's seven shuffle
  * experiments, the width and mask rules, half and bf16 shuffles, votes,
  * __reduce_*_sync and __match_*_sync. Each experiment is one small kernel

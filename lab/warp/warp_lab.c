@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* warp_lab.c — the experiments of `cupat lab warp`: what each row calls,
  * the book's printed lines (PCCP 5.6), the host model of the CUDA rules that
  * gives the expected lanes, and the run on the GPU. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bfs.c — cupat_bfs and cupat_bfs_multi: argument checks, the "bfs" ladder,
  * dispatch; cupat_bfs_check_result, the Graph500 validation.
  * Rung -> file: push_vertex .. small_frontier: bfs_book.cu; warp_coop,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bfs_book.cu — the PMPP ch. 15 rungs of "bfs": vertex-centric push and
 // pull (15.3), edge-centric (15.4), frontier queues with global atomics
 // (15.5), privatized block-level queues (15.6), fewer launches for small

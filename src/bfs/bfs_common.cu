@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bfs_common.cu — what every CUDA rung of "bfs" uses: the work buffers a
 // graph keeps, the initialization of levels / parents from the sources, the
 // level counters read back each level, the grid size.

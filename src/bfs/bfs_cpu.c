@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bfs_cpu.c — the CPU rungs of "bfs": the serial FIFO reference, OpenMP
  * level-synchronous top-down, OpenMP direction-optimizing (the default).
  * Levels and parents are host memory here. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bfs_device.cuh — device pieces the "bfs" kernels share: claiming a
 // vertex, the warp-aggregated queue append, the frontier bitmap.
 #ifndef CUPAT_BFS_DEVICE_CUH

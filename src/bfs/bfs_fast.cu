@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bfs_fast.cu — the "bfs" rungs beyond PMPP ch. 15: warp-cooperative
 // expansion (load balancing by degree), frontier compaction through the
 // scan pattern's select, edge-balanced expansion (a scan of the frontier's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bfs_internal.h — what the graph handle and the "bfs" ladder share:
  *   graph.c       handles: edge lists, CSR triples, files; build (kernel 1)
  *   graph_gen.c   the Graph500 Kronecker generator

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph.c — the graph handle: edge lists, CSR triples and files to CSR
  * (Graph500 kernel 1: symmetrize, drop self-loops and repeats, sort each
  * list), the queries, destroy. The build runs on the host (OpenMP) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_gen.c — the Graph500 Kronecker generator (specification 3.0,
  * section 3): each edge descends `scale` levels of the 2x2 initiator
  * (A, B, C, D) = (0.57, 0.19, 0.19, 0.05), then the vertex labels are

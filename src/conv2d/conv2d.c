@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conv2d.c — cupat_conv2d and cupat_conv2d_separable: argument checks, the
  * "conv2d" and "conv2d_sep" ladders, dispatch.
  * Rung -> file: basic .. cached: conv2d_book.cu; regtile, regtile_vec:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // conv2d_async.cu — the async rung: input tiles brought into shared memory by
 // cuda::memcpy_async on a two-stage cuda::pipeline (CUDA Guide, asynchronous
 // data copies), so the copy of the next tile overlaps the arithmetic on this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // conv2d_book.cu — the PMPP chapter 7 rungs of the conv2d ladder (basic,
 // const, tiled_in, tiled_out, cached) and the dispatcher of every CUDA rung.
 // Every rung computes each output as the one documented chain

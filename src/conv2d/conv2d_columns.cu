@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // conv2d_columns.cu — the "columns" rung's dispatch: which calls it takes
 // (cupat__conv2d_columns_fits) and the f32 instances (square 1, 3, 5, 7, 9,
 // one channel); the kernel is in conv2d_columns.cuh, the 8-bit instances in

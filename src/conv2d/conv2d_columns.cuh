@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // conv2d_columns.cuh — the "columns" rung: no shared memory, no barrier.
 // A warp is one row segment of 32 lanes; a lane owns 4 consecutive pixels
 // (f32 C = 1: 16 bytes, one load a row; u8: 4C bytes, C 32-bit words; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // conv2d_columns_u8.cu — the "columns" rung's 8-bit instances: one channel
 // square 1..9, three and four channels square 1, 3, 5 (their kh x 12 or
 // kh x 16 partial sums a lane: bigger filters would spill). The kernel is in

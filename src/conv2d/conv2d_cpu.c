@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conv2d_cpu.c — the CPU reference and backend of cupat_conv2d and
  * cupat_conv2d_separable: the documented chains of fmaf in the documented
  * order (full: i outer, j inner; separable: row chains, then the column

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // conv2d_dev.cuh — what the conv2d kernels share: the image as the kernels
 // see it (rows of w * C samples; a tap of filter column j is C samples
 // away), border-mapped sample reads, the output rule, tile walking, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conv2d_internal.h — rung numbers of the "conv2d" and "conv2d_sep" ladders
  * (registry order, see conv2d.c), the request both backends take, and the
  * border and rounding rules as host/device functions shared by the CPU

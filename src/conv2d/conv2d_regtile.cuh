@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // conv2d_regtile.cuh — the regtile and regtile_vec rungs: register tiling
 // along rows. A block's tile is 128 pixels x 8 rows of every channel; the
 // input tile is split into one shared-memory plane a channel (so a thread's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // conv2d_regtile_f32.cu — the regtile rungs' f32 instances (R = 0..15); the
 // kernel is in conv2d_regtile.cuh. Split from the u8 instances so the two
 // compile in parallel.

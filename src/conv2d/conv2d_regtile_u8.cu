@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // conv2d_regtile_u8.cu — the regtile rungs' 8-bit instances (R = 0..15); the
 // kernel is in conv2d_regtile.cuh.
 #include "conv2d/conv2d_regtile.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // conv2d_sep.cu — the conv2d_sep ladder (two_pass, fused) and cupat_blur's
 // "conv" rung, which is the fused kernel with a ones filter, the zero border
 // and the integer-mean output rule. Per output, every rung evaluates the

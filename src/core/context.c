@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* context.c — backend choice, device facts, streams, version. */
 #include "internal.h"
 
@@ -11,6 +12,33 @@
 const char *cupat_version(void)
 {
     return STR(CUPAT_VERSION_MAJOR) "." STR(CUPAT_VERSION_MINOR) "." STR(CUPAT_VERSION_PATCH);
+}
+
+cupat_status cupat_get_version(int *version)
+{
+    if (!version) return cupat__fail(NULL, CUPAT_ERROR_NULL_POINTER, "cupat_get_version: version is NULL");
+    *version = CUPAT_VERSION;
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat_check_version(int header_version)
+{
+    if (header_version < 0)
+        return cupat__fail(NULL, CUPAT_ERROR_NOT_SUPPORTED,
+                           "cupat_check_version: header_version = %d is not a version (pass CUPAT_VERSION)",
+                           header_version);
+    const int hmaj = header_version / 10000, hmin = header_version / 100 % 100;
+    const int ok = hmaj == CUPAT_VERSION_MAJOR &&
+                   (hmaj == 0 ? hmin == CUPAT_VERSION_MINOR : hmin <= CUPAT_VERSION_MINOR);
+    if (!ok)
+        return cupat__fail(NULL, CUPAT_ERROR_NOT_SUPPORTED,
+                           "cupat_check_version: the program was compiled with cupat.h %d.%d.%d (%d); the "
+                           "library linked is %s (%d): %s",
+                           hmaj, hmin, header_version % 100, header_version, cupat_version(), CUPAT_VERSION,
+                           hmaj != CUPAT_VERSION_MAJOR ? "another major version"
+                           : hmaj == 0            ? "0.x releases keep their ABI within one minor version"
+                                                  : "the header is newer than the library");
+    return CUPAT_SUCCESS;
 }
 
 int cupat_cuda_available(void)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cupat_tma.cuh — Hopper's tensor memory accelerator (TMA) and the mbarriers
 // that count its bytes, as small wrappers over the PTX (PTX ISA 9.7.9.25-27,
 // 9.7.13.15; CUDA C++ Programming Guide, "Tensor Memory Access"): a box of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cupat_warp.cuh — the warp and block helpers every pattern uses (PCCP 5.6;
 // CUDA C++ Programming Guide, warp shuffle, vote, match and reduce
 // functions): shuffles of any type, warp reduce / scan by shuffles over

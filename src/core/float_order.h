@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* float_order.h — the host side of the IEEE 754-2019 minimum / maximum rules
  * every CPU backend shares (reduce, scan): the quiet NaN min/max return on
  * every backend (0x7fc00000 / 0x7ff8000000000000, as the GPU's fminmax), and

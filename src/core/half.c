@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* half.c — the 16-bit float storage types (cupat_f16, cupat_bf16) and TF32
  * rounding on the host: the conversions every pattern with half-precision
  * data uses for its CPU rung and its references. The bit work is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* half_bits.h — the bit-level rounding of f32 to f16, bf16 and tf32 and
  * back, shared by the host conversions (half.c) and device code (the
  * tensor-core rungs round their tf32 inputs and f16 / bf16 outputs the same

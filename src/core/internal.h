@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* internal.h — what the pattern folders share: the context's layout, error
  * reporting, argument checks, scratch memory and variant selection.
  * Not installed; C and CUDA translation units both include it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory.c — allocation, copies, pointer classification, argument checks,
  * scratch pool, files read into host memory. */
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat */

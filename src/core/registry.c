@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* registry.c — every pattern's ladder, and the rung a context runs.
  * A new pattern adds its descriptor (defined in its own folder) to `patterns`. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tensor_map.cu — cuTensorMapEncodeTiled for the kernels that use the tensor
 // memory accelerator (cupat_tma.cuh), reached through the runtime's driver
 // entry point so the library needs no -lcuda.

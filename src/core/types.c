@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* types.c — the element types and operations every typed pattern shares
  * (reduce, scan, select, ...): sizes and names. */
 #include "cupat.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dist.c — cupat_dist.h over MPI (and NCCL): the communicator, the one
  * bulk-data primitive (cupat__dist_exchange) on each transport, the
  * distributed reduce, all-reduce and sample sort. Built into libcupat_dist

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dist_internal.h — what the files of libcupat_dist share: the communicator
  * and the one bulk-data primitive every distributed pattern is built on
  * (cupat__dist_exchange: point-to-point transfers with several peers at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dist_ipc.c — the direct all-reduce between GPUs of one node (peer access
  * between every pair). Each rank owns one cudaMalloc'd block that every
  * other rank maps once through CUDA IPC: flags, then two halves of inboxes

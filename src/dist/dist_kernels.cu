@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dist_kernels.cu — the elementwise combine of cupat_allreduce_dist
 // (out = a op b), on the GPU and on the CPU, with cupat_reduce's operators
 // (reduce_ops.cuh on the device, float_order.h's rules on the host), so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dist_spmv.c — cupat_spmv_dist: SpMV over rows split between the ranks
  * (PMPP 20's domain decomposition applied to ch. 14). Each rank holds its
  * rows of A (a cupat_sparse over every column) and its slice of x; x is

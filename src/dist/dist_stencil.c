@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dist_stencil.c — cupat_stencil3d_dist: a 3D stencil over a grid cut into
  * slabs of z planes, one a rank, with a halo exchange every step that hides
  * behind the interior's computation (PMPP 20.3-20.4).

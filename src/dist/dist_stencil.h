@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dist_stencil.h — the internal entry of the distributed 3D stencil
  * (cupat_stencil3d_dist, dist_stencil.c) that the lab times: the same call
  * with the overlap of the exchange and the interior on or off, so

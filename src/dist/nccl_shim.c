@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nccl_shim.c — NCCL loaded at run time (nccl_shim.h says why). */
 #include "nccl_shim.h"
 

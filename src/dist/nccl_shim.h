@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nccl_shim.h — the part of NCCL's C API cupat uses, loaded at run time
  * (dlopen of $CUPAT_NCCL_LIBRARY, else libnccl.so.2) so libcupat_dist builds
  * where NCCL is not installed (CI) and a machine without it falls back to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* blur_columns.cu — cupat_blur's columns rung (the default on devices and images the
  * tensor-core rung cannot take): the box blur in one pass over the image, no
  * shared memory, no barrier.

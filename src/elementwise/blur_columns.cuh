@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* blur_columns.cuh — the arithmetic the one-pass blur kernels share
  * (blur_columns.cu reads rows from global memory, blur_tma.cu from shared
  * memory filled by the tensor memory accelerator): a row's bytes as exact

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* blur_ring.cuh — the walk the TMA blur kernels share (blur_tma.cu,
  * blur_tc.cu): a warp walks a chunk of rows down one strip of the image, its
  * input rows brought by the copy engine in boxes of RB rows into a ring of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* blur_tc.cu — cupat_blur's default rung: the box sums on the tensor cores.
  *
  * A warp walks a chunk of rows down a strip of 384 output bytes (three

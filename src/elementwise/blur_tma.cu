@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* blur_tma.cu — cupat_blur's columns-tma rung: blur_columns' one-pass walk
  * down a chunk of rows, with the rows moved by the tensor memory accelerator
  * (TMA, sm_90).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise.c — public entry points of the elementwise family (vadd, saxpy,
  * matadd, gray, blur): argument checks, the registered ladders, dispatch to
  * the CUDA launchers or the CPU rung. Also the PCCP 3.3 block-shape lab hook. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* elementwise.cu — the CUDA ladders of the elementwise family: vadd/saxpy,
  * matadd, gray, blur. Each kernel names its technique and book section; the
  * launchers below pick grid shapes and fall back where alignment forbids a rung's

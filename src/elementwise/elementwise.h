@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise.h — what elementwise.c (entry points, checks, registry),
  * elementwise.cu (CUDA ladders) and elementwise_cpu.c (OpenMP) share.
  * Arguments reaching these functions are already validated and non-empty. */

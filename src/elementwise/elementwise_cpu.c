@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise_cpu.c — the CPU backend's rung "cpu" of the elementwise family
  * (OpenMP). Same arithmetic as the GPU, op for op: saxpy is fmaf, gray is
  * three products and two sums each rounded (this file is built with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise_lab.h — lab hooks of the elementwise family for the benchmark
  * (not public API; the symbols live in libcupat).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm.c — cupat_gemm_f32 and cupat_gemv_f32: argument checks (one
  * cupat__gemm_check for every GEMM entry point), the ladders, the
  * column-major to row-major turn, dispatch, and the shape-based choice of

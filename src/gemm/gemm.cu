@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* gemm.cu — the FP32 matrix-multiplication ladder on CUDA cores, rung by rung,
  * up to the warp-tiled kernel; the multistage cp.async kernels that finish the
  * ladder are in gemm_async.cu.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* gemm_async.cu — the top of the gemm ladder, host side: the table of tile
  * configurations the auto rung picks from (gemm.c), the launch of the
  * multistage cp.async kernel (gemm_async.cuh explains it) with banded grids

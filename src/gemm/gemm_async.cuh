@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* gemm_async.cuh — the top of the gemm ladder: warp-tiled FP32 GEMM fed by a
  * multistage cp.async pipeline (CUDA guide 10.27-10.28), its tile
  * configurations (rung "auto" picks one by shape, gemm.c), and split-K.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm_cpu.c — the CPU backend of gemm and gemv: OpenMP, f32 arithmetic.
  *
  * GEMM is blocked for the caches (PMPP 5.2's tiling, on a CPU): each thread

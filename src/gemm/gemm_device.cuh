@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* gemm_device.cuh — device helpers every gemm kernel shares (gemm.cu's
  * rungs, the multistage kernel of gemm_async.cuh, gemv.cu): the alpha/beta
  * update that never reads C when beta == 0, the 4-wide row store of an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm_internal.h — what gemm.c (entry points, dispatch), gemm.cu (the teaching
  * ladder), gemm_async.cuh + gemm_async*.cu (the multistage
  * kernels), gemm_cpu.c, gemm_tc.c + gemm_tc_cpu.c (cupat_gemm) and the bench

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm_tc.c — cupat_gemm, the mixed-type product (pattern "gemm_tc", the
  * tensor-core ladder; docs/gemm-tensor.md): the type pairs and scalars, the
  * shared argument checks (gemm.c), the column-major turn, dispatch.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm_tc_cpu.c — the CPU rung of cupat_gemm (pattern "gemm_tc"): the
  * reference the tensor-core rungs will be checked against, and the backend.
  *

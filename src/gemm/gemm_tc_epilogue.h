@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm_tc_epilogue.h — the last step of every cupat_gemm rung, on the host
  * (gemm_tc_cpu.c) and on the device (gemm_tc_*.cu) alike: C's element at
  * `at` becomes alpha s + beta c (beta == 0: C unread; alpha == 0 or k == 0:

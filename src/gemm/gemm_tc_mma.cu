@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemm_tc_mma.cu — the "mma_sync" rung of "gemm_tc": the tensor cores through
 // PTX instead of nvcuda::wmma, fed by an asynchronous copy pipeline.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemm_tc_wgmma_sm90a.cu — the "wgmma" rung of "gemm_tc": Hopper's
 // warp-group MMA fed by the Tensor Memory Accelerator (sm_90a only).
 //

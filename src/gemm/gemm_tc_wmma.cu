@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gemm_tc_wmma.cu — the first tensor-core rung of "gemm_tc": WMMA (CUDA
 // Guide, warp matrix functions). One warp computes a 16x16 tile of C: for
 // each k-slice it stages op(A)'s 16 x KS and op(B)'s KS x 16 pieces in shared

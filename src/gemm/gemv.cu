@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* gemv.cu — y = alpha op(A) x + beta y on the GPU (PMPP ch. 3 exercise).
  * A is row-major m x n (gemm.c turned column-major calls around). */
 #include "cupat_warp.cuh"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* histogram.c — cupat_histogram_even, _range and _channels: argument checks,
  * the bin rule's parameters, the "histogram" ladder, dispatch.
  * Rung -> file: global_atomic .. aggregate: histogram_book.cu;

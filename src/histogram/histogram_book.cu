@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // histogram_book.cu — the PMPP ch. 9 rungs and every CUDA launch of the
 // "histogram" ladder: scratch (range keys, private copies), overwrite,
 // launches in chunks of at most LAUNCH_MAX samples (no u32 counter in shared

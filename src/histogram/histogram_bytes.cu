@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // histogram_bytes.cu — byte_counters: 8-bit samples in per-thread 8-bit
 // counters (the CUDA SDK's histogram64, Podlozhnyuk 2007, taken to 256
 // values, 16-byte loads and 1..4 channels). Every thread owns one 8-bit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // histogram_cluster.cu — one histogram spread over the shared memory of a
 // thread-block cluster (CUDA Guide: thread-block clusters, distributed
 // shared memory; sm_90). Block r of a cluster of S holds bins

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* histogram_cpu.c — the bin rule on the host, the sequential reference
  * (PMPP 9.1) and the OpenMP backend (a private histogram per thread). Built
  * with -ffp-contract=off: the f32 rule's subtraction and product round as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // histogram_device.cuh — what the histogram rungs share on the device: the
 // launch parameters, the bin rule (cupat.h; histogram_cpu.c is its host
 // twin, operation for operation), the prologue that stages an 8-bit table or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* histogram_internal.h — what histogram.c (entry points, checks, the ladder)
  * shares with the backends:
  *   histogram_book.cu     PMPP ch. 9 rungs: global atomics, privatized copies

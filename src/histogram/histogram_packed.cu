@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // histogram_packed.cu — packed16: a histogram of up to twice the bins a
 // block holds as u32, as 16-bit counters in pairs: bin b is half (b & 1) of
 // shared word b >> 1, added to with one 32-bit shared atomic. 65536 bins

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // histogram_warp.cu — histogram rungs beyond the book, on warps: warp-
 // aggregated updates (__match_any_sync), per-warp sub-histograms, and the
 // default vec16 (per-warp copies, 16-byte loads, runs counted in registers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image.c — image files in and out: PNG through libpng (optional at build
  * time: CUPAT_HAVE_PNG); PBM/PGM/PPM/PAM by cupat's own code, always there;
  * cupat_image_alloc / cupat_image_free.

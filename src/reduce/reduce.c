@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce.c — cupat_reduce / cupat_dot: argument checks, the "reduce" and
  * "dot" ladders (registry descriptors), and dispatch to the backends. */
 #include "internal.h"

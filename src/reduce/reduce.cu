@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce.cu — the CUDA reduction ladder, rung by rung, and its launchers.
 //
 // Rungs 0-14 follow PCCP 3.4-3.5, 5.3 and 5.6 (and the lecture / PMPP 10),

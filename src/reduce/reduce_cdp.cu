@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_cdp.cu — PCCP 3.6: recursive reduction with dynamic parallelism.
 // Built as relocatable device code (-rdc) and device-linked with cudadevrt
 // inside libcupat (see CMakeLists.txt: src/*/*_cdp.cu).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce_cpu.c — the CPU backend of reduce and dot (OpenMP), and the
  * reference the CUDA rungs are checked against. Same rules as the GPU:
  * integer sums wrap, min/max follow IEEE 754-2019 (NaN wins, -0 < +0),

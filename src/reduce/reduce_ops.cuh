@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_ops.cuh — the layers every reduction rung shares, CUB-style:
 //   operation traits (Red<T, OP>: accumulator, identity, combine, store),
 //   warp reduce (shuffle butterfly), block reduce (warps -> shared -> warp 0),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce_priv.h — what reduce.c (entry points, checks, registry) shares with
  * its backends: reduce.cu (the CUDA ladder), reduce_cdp.cu (the dynamic-
  * parallelism rungs, relocatable device code) and reduce_cpu.c (OpenMP).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lookback.cuh — the single-pass decoupled look-back (Merrill & Garland 2016)
 // that the default scan, the segmented scans and stream compaction share.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scan.c — cupat_scan, the segmented scans and stream compaction: argument
  * checks, the "scan", "segscan" and "select" ladders, dispatch.
  * Rung -> file: kogge_stone .. domino: scan_book.cu; warp_shfl,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scan_book.cu — the PMPP ch. 11 rungs of the "scan" ladder and their
 // launchers; the entry point of every CUDA rung but SR_DECOUPLED (the
 // beyond-the-books multi-pass rungs are in scan_multi.cu).

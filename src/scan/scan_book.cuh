@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scan_book.cuh — what scan_book.cu (PMPP ch. 11 rungs) and scan_multi.cu
 // (warp shuffle, reduce-then-scan, cooperative grid) share: host-side sizes
 // and summation-depth helpers, the join of an output from its optional

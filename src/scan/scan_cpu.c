@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scan_cpu.c — the CPU backend of scan, the segmented scans and stream
  * compaction (OpenMP), and the reference the CUDA rungs are checked against.
  * Same rules as the GPU (scan_ops.cuh): integer sums wrap (done in the

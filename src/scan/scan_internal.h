@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scan_internal.h — what scan.c (entry points, checks, ladders) shares with
  * the backends:
  *   scan_book.cu      PMPP ch. 11 rungs (Kogge-Stone .. domino)

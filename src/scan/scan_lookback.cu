@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scan_lookback.cu — the default scan (rung "decoupled") and the segmented
 // scans (pattern "segscan"): one pass over the data, decoupled look-back
 // (lookback.cuh) for each tile's prefix.

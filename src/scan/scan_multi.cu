@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scan_multi.cu — the beyond-the-books rungs of the "scan" ladder that take
 // more than one pass or a grid-wide barrier, and their launchers:
 //

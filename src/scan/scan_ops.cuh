@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scan_ops.cuh — what every scan kernel file shares: the operation traits
 // (reduce's Red<T, OP>: identity, combine, with the same NaN and signed-zero
 // rules), the value an exclusive scan writes first, and the dispatch from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // select.cu — stream compaction (pattern "select"): cupat_select,
 // cupat_partition, cupat_unique on the GPU.
 //   scan_scatter  the textbook pipeline: keep-flags as u64 counts, an

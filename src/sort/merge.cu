@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // merge.cu — the "merge" ladder (PMPP ch. 12) on CUDA. Every rung merges
 // stably (ties: a first) on the keys' order bits (Xf: floats by the
 // sign-flip total order, descending folded in); values are gathered from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // merge_path.cuh — the partitioned merge (merge path, Green et al. 2012;
 // CUB's DeviceMerge has the same shape): the default merge rung and the
 // merge passes of the merge sort.

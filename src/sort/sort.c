@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sort.c — cupat_merge, cupat_sort, cupat_sort_bits, cupat_sort_segmented:
  * argument checks, the "merge", "sort" and "segsort" ladders, dispatch.
  * Rung -> file: merge sequential .. partitioned: merge.cu; sort radix_1bit ..

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sort_book.cu — the radix-sort rungs of PMPP ch. 13 on CUDA. Keys are
 // sorted on their order bits (Xf: the first pass maps the input keys, the
 // last maps them back; between passes the buffers hold order bits), bits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sort_cpu.c — the CPU backend of merge, sort and segmented sort (OpenMP),
  * and the order every backend shares: keys compared as their transformed
  * bits (sort_xform: floats by the sign-flip total order, signed integers

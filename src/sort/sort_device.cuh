@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sort_device.cuh — what the merge and sort kernels share: the key order as
 // unsigned bits (Xf), the value types, relaxed status words, the block
 // digit ranking by warp match (Onesweep's WLMS) and the block radix sort of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sort_internal.h — what sort.c (entry points, checks, the "merge", "sort" and
  * "segsort" ladders) shares with the backends:
  *   merge.cu            PMPP ch. 12 merge rungs and the partitioned merge

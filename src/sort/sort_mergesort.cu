@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sort_mergesort.cu — PMPP 13.7: a merge sort built on the parallel merge.
 // k_tile_sort sorts each tile of 1024 keys in shared memory (block_sort:
 // four or eight 8-bit radix passes with warp-match ranking, stable), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sort_onesweep.cu — the default CUDA sort: an Onesweep-class LSD radix sort
 // (Adinets & Merrill 2022, "Onesweep: a faster least significant digit
 // radix sort for GPUs"; CUB's DeviceRadixSort onesweep path).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sort_segmented.cu — cupat_sort_segmented on CUDA ("segsort" rung block).
 //
 // k_classify checks the offsets (first 0, last n, never decreasing) and

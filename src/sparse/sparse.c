@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sparse.c — the sparse handle, format conversions, cupat_spmv, cupat_cg and
  * the Matrix Market entry points: argument checks, the "spmv" ladder, and the
  * algorithms written once over backend steps (sparse_internal.h): the CPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sparse_cpu.c — the CPU backend of the sparse steps (sparse_internal.h) and
  * the CPU SpMV rungs: "serial" (the reference: one loop over the CSR rows,
  * f64 accumulation) and "openmp" (the same over static chunks of rows). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sparse_device.cuh — what the sparse .cu files share: the (index, value)
 // type dispatch, grid sizes, and the y = alpha acc + beta y epilogue.
 #ifndef CUPAT_SPARSE_DEVICE_CUH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sparse_gen.c — the standard test families (cupat_sparse_generate): built as
  * host CSR (or COO for R-MAT, whose duplicates the COO path sums), then handed
  * to the create calls. Deterministic from the seed (splitmix64). */

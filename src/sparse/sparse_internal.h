@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sparse_internal.h — what the sparse files share.
  *   sparse.c          public entry points: argument checks, the handle, the
  *                     "spmv" ladder, conversions written once over backend

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sparse_mm.c — the Matrix Market reader and writer (math.nist.gov/MatrixMarket,
  * "The Matrix Market Exchange Formats: Initial Design", Boisvert, Pozo, Remington
  * 1996). Pure C on host memory: the parser takes bytes and gives 0-based COO

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sparse_steps.cu — the CUDA backend of the sparse steps (sparse_internal.h):
 // the CSR check and row-length statistics, the pieces of the conversions
 // between cupat_sort / cupat_scan calls (sparse.c runs the algorithm), and

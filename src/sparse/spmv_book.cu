@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spmv_book.cu — the PMPP ch. 14 SpMV rungs, y = alpha A x + beta y, each a
 // kernel over one storage format (sparse.c builds the format first):
 //   coo_atomic  14.2  a thread per nonzero, atomicAdd into y

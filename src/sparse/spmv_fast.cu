@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spmv_fast.cu — the SpMV rungs beyond the book and the CUDA dispatch:
 //   csr_vector  a group of L = 2..32 lanes per row (L from the mean row
 //               length): the row's nonzeros are read by adjacent lanes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stencil1d.c — cupat_stencil1d: argument checks, the ladder, dispatch. */
 #include "stencil1d_internal.h"
 

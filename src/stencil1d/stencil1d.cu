@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* stencil1d.cu — the 1D stencil ladder (PCCP 5.5):
  * out[i] = sum_j c[j] * in[i + j - r], j = 0..2r, zero outside [0, n).
  * Every rung evaluates acc = fmaf(c[j], x_j, acc) from acc = 0 in the order

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stencil1d_cpu.c — the CPU backend and reference of cupat_stencil1d: the
  * same chain of fmaf in the same order as every GPU rung, so results match
  * bit for bit. fmaf is exact wherever it runs; with the FMA instruction it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stencil1d_internal.h — rung numbers of the 1D stencil ladder (registry
  * order, see stencil1d.c) and the backend entry points. */
 #ifndef CUPAT_STENCIL1D_INTERNAL_H

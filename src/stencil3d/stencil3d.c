@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stencil3d.c — cupat_stencil3d, cupat_stencil3d_run and the presets:
  * argument checks, the "stencil3d" ladder, dispatch and the step driver.
  * Rung -> file: basic .. regtile: stencil3d_book.cu; pipeline:

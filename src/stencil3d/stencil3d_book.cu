@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stencil3d_book.cu — the PMPP chapter 8 rungs of the stencil3d ladder
 // (basic, smem, coarse_z, regtile) and the dispatcher. Every rung evaluates
 // each interior point by the one chain in stencil3d_dev.cuh and copies halo

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stencil3d_columns.cu — the "columns" rung (f32): a thread owns a column of
 // four consecutive x points (one 16-byte load a plane) and walks it through
 // z with the planes it needs in registers, no shared memory and no barrier:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stencil3d_cpu.c — the CPU reference and backend of cupat_stencil3d: every
  * interior point is one chain of fma (f64) / fmaf (f32) from +0 over the
  * coefficients in index order; halo points are copied. "serial" is one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stencil3d_dev.cuh — what the stencil3d kernels share: the grid, the
 // coefficients by value (kernel parameters: the constant bank), and the one
 // evaluation order of a point (a chain of fma from +0 over the coefficients

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stencil3d_internal.h — rung numbers of the "stencil3d" ladder (registry
  * order, see stencil3d.c), the request both backends take, the backends. */
 #ifndef CUPAT_STENCIL3D_INTERNAL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stencil3d_pipeline.cu — the "pipeline" rung: coarse_z's walk through z,
 // with the planes brought into a ring of S shared-memory stages by
 // asynchronous copies (cp.async through __pipeline_memcpy_async), S - 3

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stencil3d_temporal.cu — the temporal rung: TS steps (1, 2 or 4) in one
 // pass over the grid (2.5D temporal blocking). A block owns a 32 x 16 tile
 // of (x, y) and walks z from 0 to nz - 1 + TS. Level 0 is the input, level

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stream.c — the out-of-core chunk engine (stream_internal.h), the pinned
  * host allocator and the streaming settings of a context. */
 #include "stream/stream_internal.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stream.cu — the two small kernels the streamed primitives combine their
 // per-chunk partials with (stream_ops.c): the argmin / argmax fix-up (the
 // best chunk's index made global) and the sum of the lanes' histograms.

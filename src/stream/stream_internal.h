@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stream_internal.h — out-of-core streaming (cupat_set_streaming in cupat.h,
  * docs/streams.md): the chunk engine (stream.c), the primitives that stream
  * through it (stream_ops.c) and their few kernels (stream.cu).

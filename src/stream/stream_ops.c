@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stream_ops.c — the primitives that stream host data through the engine
  * (stream.c): each checks what its entry point left to it (the pointers),
  * describes its data arguments and runs the ordinary primitive on each chunk;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* transpose.c — cupat_transpose: argument checks, the ladder, dispatch. */
 #include "transpose_internal.h"
 

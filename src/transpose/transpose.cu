@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* transpose.cu — the transpose ladder: out (cols x rows) = in (rows x cols)^T,
  * row-major, leading dimensions in elements. Elements are moved as raw 4- or
  * 8-byte words (uint32_t / uint64_t), so every rung is exact.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* transpose_cpu.c — the CPU backend of cupat_transpose (OpenMP) and the
  * reference the tests hold the GPU rungs against. Elements are 4- or 8-byte
  * words; T below is uint32_t or uint64_t. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* transpose_internal.h — the transpose ladder's rung numbers (registry order,
  * see the table in transpose.c) and the backend entry points. */
 #ifndef CUPAT_TRANSPOSE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_edges.c — libFuzzer target: the plain edge-list reader behind
  * cupat_graph_read and cupat_graph_read_memory (src/bfs/graph.c: parse_edges
  * and the CSR build it hands the tuples to), on the CPU backend. Each input

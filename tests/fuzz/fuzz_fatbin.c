@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_fatbin.c — libFuzzer target: the ELF and fatbin-container walker behind
  * `cupat occupancy --library` (lab/exec/occupancy_library.c). Each input is
  * read twice: as an ELF file (its .nv_fatbin section, walked where found) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_image.h — what the image fuzz targets share. The input is read from
  * memory (cupat_image_read_memory, the same code as a file or a pipe); where
  * it decodes, the image is written again (cupat_image_write_stream, into

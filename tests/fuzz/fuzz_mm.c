@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_mm.c — libFuzzer target: the Matrix Market parser behind cupat_mm_read
  * (src/sparse/sparse_mm.c). Where an input parses, its entries are written
  * again (general coordinate real, %.17g) and parsed back: the same entries,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_png.c — libFuzzer target: the PNG reader (libpng behind cupat's
  * buffered input), round trip through the PNG writer. */
 #include "fuzz_image.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_pnm.c — libFuzzer target: cupat's own PBM/PGM/PPM/PAM reader (P1 to
  * P7), round trip through the PAM writer (any channel count). */
 #include "fuzz_image.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.c — option helpers, backend parsing and context creation shared by the
  * subcommands. */
 #include "cli.h"

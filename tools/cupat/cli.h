@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.h — small helpers the subcommands share (option values, numbers, sizes,
  * why CUDA is absent). commands.h holds the fixed interface; this is extra. */
 #ifndef CUPAT_CLI_H

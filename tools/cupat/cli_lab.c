@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_lab.c — the command of a lab whose experiments fill lab_row tables
  * (lab/rows): `cupat lab cluster`, `cupat lab coop`. Parses the experiment
  * names and the common options, runs each experiment, prints its table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_bandwidth.c — `cupat bandwidth`: host<->device transfer rates over a
  * size sweep for each kind of host memory PCCP 4.2 and the "Advanced
  * Techniques" lecture describe (pageable, pinned, write-combined pinned,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_bench.c — `cupat bench PATTERN|all`: every rung of a pattern's ladder,
  * timed, checked and set beside the device's ceilings and the vendor. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_bfs.c — `cupat bfs`: breadth-first searches on a graph file or a
  * Graph500 Kronecker graph from many roots, each validated by the Graph500
  * rules, with the per-root times and the Graph500 statistics (quartiles of

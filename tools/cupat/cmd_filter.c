@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_filter.c — `cupat filter`: a real filter on a real image file through
  * cupat_conv2d / cupat_conv2d_separable (8-bit samples, clamp border), and
  * the kernel file reader (format in docs/conv2d.md). */

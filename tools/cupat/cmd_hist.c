@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_hist.c — `cupat hist IMAGE`: one histogram per channel of a real image
  * file through cupat_histogram_channels (PMPP 9), a compact summary a channel
  * (count, occupied bins, mean, median, a coarse text bar chart), and with

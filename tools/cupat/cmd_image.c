@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_image.c — `cupat gray` and `cupat blur`: a real image file through one
  * rung of the gray (PMPP 3.2) or blur (PMPP 3.3) ladder, timed, and the result
  * written back as an image file; and the image commands' IN / OUT ('-' for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_info.c — `cupat info`: what the machine is (a deviceQuery-style report
  * of the CUDA device, or the host's equivalents on the CPU backend) and what
  * it measurably does (the ceilings every "% of ceiling" in the lab divides by). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab.c — `cupat lab access`: the memory-access experiments of PCCP
  * 4.2-4.5 and 5.2 and lecture 10, as measured tables: aligned vs misaligned
  * reads and writes, AoS vs SoA, the copy kernels with and without __ldg /

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_async.c — `cupat lab async`: asynchronous barriers, memcpy_async,
  * cuda::pipeline and TMA (lab/async); the command is cli_lab_main. */
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_atomics.c — `cupat lab atomics`: parse, run the atomics lab's
  * experiments (lab/atomics), print them as tables. The race's plain
  * increments report their lost updates; every other row is checked exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_cluster.c — `cupat lab cluster`: thread-block clusters and
  * distributed shared memory (lab/cluster); the command is cli_lab_main. */
 #include "cli.h"

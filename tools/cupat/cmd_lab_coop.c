@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_coop.c — `cupat lab coop`: cooperative groups, from thread_block
  * to grid_group with a cooperative launch (lab/coop); the command is
  * cli_lab_main. */

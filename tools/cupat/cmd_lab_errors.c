@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_errors.c — `cupat lab errors`: each classic bug (lab/errors) run
  * buggy and fixed, its symptom and the tool that finds it. The cases whose
  * error is sticky or that could hang run in a child process (this command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_exec.c — `cupat lab exec`: parse, run the execution-model lab's
  * experiments (lab/exec), print each as a table with the figure the notes
  * print beside ours, and (--json FILE) write every row as JSON. Every row is

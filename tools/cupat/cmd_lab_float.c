@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_float.c — `cupat lab float`: parse, run the floating-point lab's
  * experiments (lab/float), print them as tables beside the lecture's
  * figures. encode and classes are host-only; sum runs on either backend

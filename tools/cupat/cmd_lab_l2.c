@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_l2.c — `cupat lab l2`: L2 persistence, the access-policy window
  * and the compute_90 / compute_90a feature sets (lab/l2); the command is
  * cli_lab_main. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_memory.c — `cupat lab memory`: parse, run the memory lab's
  * experiments (lab/memory), print each as a table (and --json FILE). A row
  * whose data check fails exits 1; rows with nothing to check (the unfenced

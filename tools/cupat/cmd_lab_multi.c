@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_multi.c — `cupat lab multi`: the multi-GPU lab (lab/multi), run
  * under mpirun with one rank a GPU: `mpirun -np 2 cupat lab multi`. Parses
  * (before MPI starts, so --help and bad arguments need no MPI), starts MPI,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_streams.c — `cupat lab streams`: parse, run the streams lab's
  * experiments (lab/streams), print each one's tables and Gantt charts as it
  * finishes, and write the whole report as JSON (--json FILE).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_lab_warp.c — `cupat lab warp`: parse, run the warp lab's experiments
  * (lab/warp), print each row's lanes beside the expected ones and the book's
  * line, OK or MISMATCH. Exit 1 when a row mismatches or no GPU is present;

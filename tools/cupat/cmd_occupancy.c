@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_occupancy.c — `cupat occupancy`: the occupancy calculator of
  * lab/exec/occupancy.h on the device present or a preset, the limit each
  * resource sets, the next cliff, and the books' worked examples beside the

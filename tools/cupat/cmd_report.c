@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_report.c — `cupat report RESULTS.json... [--out DIR] [--python PY]`:
  * draws what `cupat bench --json` measured (roofline, one chart a ladder,
  * heat maps of block sweeps) as one self-contained HTML page plus PNG and SVG

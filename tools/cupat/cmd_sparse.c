@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_sparse.c — `cupat spmv` and `cupat cg`: a Matrix Market file, or a
  * generated matrix of the standard families, through one rung of the "spmv"
  * ladder (timed), or through conjugate gradient with the Jacobi

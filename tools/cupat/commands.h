@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* commands.h — the subcommands of the `cupat` lab. Each takes the arguments
  * after its own name (argv[0] is the subcommand) and returns the exit code:
  * 0 success, 1 failure at run time, 2 bad arguments (one-line reason on stderr). */

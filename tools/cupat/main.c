@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c — `cupat <command> [options]`: dispatch to the subcommands. */
 #include "cli.h"
 #include "commands.h"

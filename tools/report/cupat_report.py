@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """cupat_report.py — draws what `cupat bench --json` measured: one
 self-contained HTML page (the charts inline as SVG, the numbers beside them)
 and every chart as PNG and SVG files for the docs.
