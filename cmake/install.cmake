@@ -2,7 +2,7 @@
 # Install: header, static and shared libraries, CMake package, pkg-config.
 include(CMakePackageConfigHelpers)
 
-install(FILES include/cupat.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES include/cupat.h include/cupat.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS cupat cupat_static EXPORT cupatTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
