@@ -6,3 +6,13 @@ target_include_directories(test_core PRIVATE ${PROJECT_SOURCE_DIR}/src/core)
 find_package(Threads REQUIRED)
 cupat_test(test_threads test_threads.c)
 target_link_libraries(test_threads PRIVATE Threads::Threads)
+# NVTX ranges seen by a tool: tests/nvtx_inject.c is a minimal injection library.
+add_library(cupat_nvtx_inject MODULE nvtx_inject.c)
+target_link_libraries(cupat_nvtx_inject PRIVATE CUDA::toolkit)
+set_target_properties(cupat_nvtx_inject PROPERTIES C_VISIBILITY_PRESET hidden)
+cupat_test(test_nvtx test_nvtx.c)
+foreach(backend cpu cuda)
+  set_tests_properties(test_nvtx.${backend} PROPERTIES
+    ENVIRONMENT "OMP_WAIT_POLICY=passive;CUPAT_TEST_NVTX_INJECT=$<TARGET_FILE:cupat_nvtx_inject>")
+endforeach()
+add_dependencies(test_nvtx cupat_nvtx_inject)

@@ -152,12 +152,14 @@ static cupat_status bfs_entry(cupat_ctx *ctx, const char *fn, const cupat_graph 
 cupat_status cupat_bfs(cupat_ctx *ctx, const cupat_graph *g, int32_t source, int32_t *levels,
                        int32_t *parents)
 {
+    CUPAT_TRACE_CALL();
     return bfs_entry(ctx, "cupat_bfs", g, 1, &source, levels, parents);
 }
 
 cupat_status cupat_bfs_multi(cupat_ctx *ctx, const cupat_graph *g, size_t nsources,
                              const int32_t *sources, int32_t *levels, int32_t *parents)
 {
+    CUPAT_TRACE_CALL();
     return bfs_entry(ctx, "cupat_bfs_multi", g, nsources, sources, levels, parents);
 }
 
@@ -289,6 +291,7 @@ cupat_status cupat_bfs_check_result(cupat_ctx *ctx, const cupat_graph *g, size_t
                                     const int32_t *sources, const int32_t *levels,
                                     const int32_t *parents, cupat_bfs_check *check)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_bfs_check_result";
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(cupat__graph_check(ctx, fn, g));

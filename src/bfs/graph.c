@@ -331,6 +331,7 @@ cupat_status cupat_graph_create_edges(cupat_ctx *ctx, cupat_graph **g, size_t n,
                                       size_t nedges, cupat_type id_type, const void *edges,
                                       unsigned flags)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_graph_create_edges";
     CUPAT_TRY(begin_create(ctx, fn, g, flags));
     CUPAT_TRY(check_n(ctx, fn, n));
@@ -382,6 +383,7 @@ cupat_status cupat_graph_create_csr(cupat_ctx *ctx, cupat_graph **g, size_t n, s
                                     cupat_type index_type, const void *row_ptr,
                                     const void *col_idx, unsigned flags)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_graph_create_csr";
     CUPAT_TRY(begin_create(ctx, fn, g, flags));
     CUPAT_TRY(check_n(ctx, fn, n));
@@ -616,6 +618,7 @@ fail:
 cupat_status cupat_graph_read_memory(cupat_ctx *ctx, cupat_graph **g, const void *data,
                                      size_t size, unsigned flags)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_graph_read_memory";
     CUPAT_TRY(begin_create(ctx, fn, g, flags));
     if (size && !data)
@@ -627,6 +630,7 @@ cupat_status cupat_graph_read_memory(cupat_ctx *ctx, cupat_graph **g, const void
 cupat_status cupat_graph_read(cupat_ctx *ctx, cupat_graph **g, const char *path,
                               unsigned flags)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_graph_read";
     CUPAT_TRY(begin_create(ctx, fn, g, flags));
     if (!path) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: path is NULL", fn);
@@ -652,6 +656,7 @@ cupat_status cupat__graph_check(cupat_ctx *ctx, const char *fn, const cupat_grap
 
 cupat_status cupat_graph_destroy(cupat_ctx *ctx, cupat_graph *g)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_graph_destroy"));
     if (!g) return CUPAT_SUCCESS;
     CUPAT_TRY(cupat__graph_check(ctx, "cupat_graph_destroy", g));
@@ -662,6 +667,7 @@ cupat_status cupat_graph_destroy(cupat_ctx *ctx, cupat_graph *g)
 
 cupat_status cupat_graph_get_info(cupat_ctx *ctx, const cupat_graph *g, cupat_graph_info *info)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_graph_get_info"));
     CUPAT_TRY(cupat__graph_check(ctx, "cupat_graph_get_info", g));
     if (!info)
@@ -673,6 +679,7 @@ cupat_status cupat_graph_get_info(cupat_ctx *ctx, const cupat_graph *g, cupat_gr
 cupat_status cupat_graph_get_csr(cupat_ctx *ctx, const cupat_graph *g, uint64_t *row_ptr,
                                  int32_t *col_idx)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_graph_get_csr";
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(cupat__graph_check(ctx, fn, g));

@@ -32,6 +32,7 @@ static inline uint64_t below(uint64_t *s, uint64_t k)
 
 cupat_status cupat_kronecker_edges(int scale, int edge_factor, uint64_t seed, int64_t *edges)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_kronecker_edges";
     if (scale < 1 || scale > 30)
         return cupat__fail(NULL, CUPAT_ERROR_INVALID_VALUE, "%s: scale = %d: 1 .. 30", fn,
@@ -86,6 +87,7 @@ cupat_status cupat_kronecker_edges(int scale, int edge_factor, uint64_t seed, in
 cupat_status cupat_graph_kronecker(cupat_ctx *ctx, cupat_graph **g, int scale,
                                    int edge_factor, uint64_t seed)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_graph_kronecker";
     CUPAT_TRY(cupat__begin(ctx, fn));
     if (!g) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: g is NULL", fn);

@@ -169,6 +169,7 @@ cupat_status cupat_conv2d(cupat_ctx *ctx, cupat_pixel_type type, size_t width, s
                           size_t out_pitch, int kw, int kh, const float *coeffs,
                           cupat_border border)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_conv2d";
     size_t es;
     CUPAT_TRY(cupat__begin(ctx, fn));
@@ -198,6 +199,7 @@ cupat_status cupat_conv2d_separable(cupat_ctx *ctx, cupat_pixel_type type, size_
                                     const float *row_coeffs, int kh, const float *col_coeffs,
                                     cupat_border border)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_conv2d_separable";
     size_t es;
     CUPAT_TRY(cupat__begin(ctx, fn));

@@ -101,6 +101,7 @@ static cupat_status init_cuda(cupat_ctx *c, int device)
 
 cupat_status cupat_create(cupat_ctx **ctx, cupat_backend backend, int device)
 {
+    CUPAT_TRACE_CALL();
     if (!ctx) return cupat__fail(NULL, CUPAT_ERROR_NULL_POINTER, "cupat_create: ctx is NULL");
     *ctx = NULL;
     if (backend != CUPAT_BACKEND_AUTO && backend != CUPAT_BACKEND_CPU &&
@@ -131,6 +132,7 @@ cupat_status cupat_create(cupat_ctx **ctx, cupat_backend backend, int device)
 
 cupat_status cupat_destroy(cupat_ctx *ctx)
 {
+    CUPAT_TRACE_CALL();
     if (!ctx) return CUPAT_SUCCESS;
     cupat_status s = CUPAT_SUCCESS;
     if (ctx->backend == CUPAT_BACKEND_CUDA) {
@@ -157,6 +159,7 @@ int cupat_get_device(const cupat_ctx *ctx)
 
 cupat_status cupat_set_stream(cupat_ctx *ctx, cupat_stream stream)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_set_stream"));
     if (ctx->backend != CUPAT_BACKEND_CUDA) {
         if (stream)
@@ -187,6 +190,7 @@ cupat_stream cupat_get_stream(const cupat_ctx *ctx)
 
 cupat_status cupat_sync(cupat_ctx *ctx)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_sync"));
     if (ctx->backend != CUPAT_BACKEND_CUDA) return CUPAT_SUCCESS;
     return cupat__cuda(ctx, cudaStreamSynchronize(ctx->stream), "cupat_sync: cudaStreamSynchronize");

@@ -6,6 +6,7 @@
 #define CUPAT_INTERNAL_H
 
 #include "cupat.h"
+#include "trace.h"
 
 #include <cuda_runtime_api.h>
 #include <stdarg.h>

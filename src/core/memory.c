@@ -31,6 +31,7 @@ cupat_memory_kind cupat__pointer_kind(const void *ptr)
 
 cupat_status cupat_pointer_kind(cupat_ctx *ctx, const void *ptr, cupat_memory_kind *kind)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_pointer_kind"));
     if (!kind)
         return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_pointer_kind: kind is NULL");
@@ -202,6 +203,7 @@ void cupat__release(cupat_ctx *ctx, void *ptr)
 
 cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_malloc"));
     if (!ptr) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_malloc: ptr is NULL");
     *ptr = NULL;
@@ -240,6 +242,7 @@ cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes)
 
 cupat_status cupat_free(cupat_ctx *ctx, void *ptr)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_free"));
     if (!ptr) return CUPAT_SUCCESS;
     return release(ctx, "cupat_free", ptr);
@@ -247,6 +250,7 @@ cupat_status cupat_free(cupat_ctx *ctx, void *ptr)
 
 cupat_status cupat_memcpy(cupat_ctx *ctx, void *dst, const void *src, size_t bytes)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_memcpy"));
     if (bytes == 0) return CUPAT_SUCCESS;
     if (!dst) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_memcpy: dst is NULL");
@@ -273,6 +277,7 @@ cupat_status cupat_memcpy(cupat_ctx *ctx, void *dst, const void *src, size_t byt
 
 cupat_status cupat_memset(cupat_ctx *ctx, void *dst, int value, size_t bytes)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_memset"));
     CUPAT_TRY(cupat__check_data(ctx, "cupat_memset", "dst", dst, bytes));
     if (bytes == 0) return CUPAT_SUCCESS;

@@ -2,6 +2,7 @@
 /* registry.c — every pattern's ladder, and the rung a context runs.
  * A new pattern adds its descriptor (defined in its own folder) to `patterns`. */
 #include "internal.h"
+#include "trace.h"
 
 #include <string.h>
 
@@ -134,6 +135,7 @@ static const cupat_variant_info *default_rung(const cupat_pattern_desc *d, cupat
 
 cupat_status cupat_set_variant(cupat_ctx *ctx, const char *pattern, const char *variant)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_set_variant"));
     int p = find_pattern(pattern);
     if (p < 0) return unknown_pattern(ctx, "cupat_set_variant", pattern);
@@ -200,7 +202,9 @@ static cupat_status select_rung(cupat_ctx *ctx, const char *fn, const char *patt
 
 cupat_status cupat__select(cupat_ctx *ctx, const char *pattern, const cupat_variant_info **v)
 {
-    return select_rung(ctx, NULL, pattern, v);
+    cupat_status s = select_rung(ctx, NULL, pattern, v);
+    if (s == CUPAT_SUCCESS) cupat__trace_rung(pattern, (*v)->name);
+    return s;
 }
 
 cupat_status cupat_get_variant(const cupat_ctx *ctx, const char *pattern,

@@ -196,11 +196,13 @@ static cupat_status ew_run(cupat_ctx *ctx, const char *fn, const char *pattern, 
 
 cupat_status cupat_vadd_f32(cupat_ctx *ctx, size_t n, const float *a, const float *b, float *c)
 {
+    CUPAT_TRACE_CALL();
     return ew_run(ctx, "cupat_vadd_f32", "vadd", EW_OP_ADD, n, 0.0f, a, "a", b, "b", c, "c");
 }
 
 cupat_status cupat_saxpy(cupat_ctx *ctx, size_t n, float alpha, const float *x, float *y)
 {
+    CUPAT_TRACE_CALL();
     return ew_run(ctx, "cupat_saxpy", "saxpy", EW_OP_AXPY, n, alpha, x, "x", y, "y", y, "y");
 }
 
@@ -231,6 +233,7 @@ static cupat_status matadd_check(cupat_ctx *ctx, const char *fn, size_t rows, si
 cupat_status cupat_matadd_f32(cupat_ctx *ctx, size_t rows, size_t cols, const float *A,
                               size_t lda, const float *B, size_t ldb, float *C, size_t ldc)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_matadd_f32";
     int rung, cpu;
     CUPAT_TRY(cupat__begin(ctx, fn));
@@ -268,6 +271,7 @@ cupat_status cupat__matadd_blockshape(cupat_ctx *ctx, unsigned bx, unsigned by, 
 cupat_status cupat_rgb_to_gray(cupat_ctx *ctx, size_t width, size_t height, const uint8_t *rgb,
                                size_t rgb_pitch, uint8_t *gray, size_t gray_pitch)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_rgb_to_gray";
     size_t row, rb, gb;
     int rung, cpu;
@@ -299,6 +303,7 @@ cupat_status cupat_rgb_to_gray(cupat_ctx *ctx, size_t width, size_t height, cons
 cupat_status cupat_blur(cupat_ctx *ctx, size_t width, size_t height, int channels, int radius,
                         const uint8_t *in, uint8_t *out)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_blur";
     size_t bytes;
     int rung, cpu;

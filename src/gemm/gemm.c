@@ -231,6 +231,7 @@ cupat_status cupat_gemm_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cu
                             size_t lda, const float *B, size_t ldb, float beta, float *C,
                             size_t ldc)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_gemm_f32";
     CUPAT_TRY(cupat__begin(ctx, fn));
     int reads_ab = alpha != 0.0f && k > 0 && m > 0 && n > 0;
@@ -266,6 +267,7 @@ cupat_status cupat_gemv_f32(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, si
                             size_t n, float alpha, const float *A, size_t lda,
                             const float *x, float beta, float *y)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_gemv_f32";
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(check_flags(ctx, fn, flags));

@@ -142,6 +142,7 @@ cupat_status cupat_gemm(cupat_ctx *ctx, unsigned flags, cupat_trans op_a, cupat_
                         cupat_gemm_type out_type, double alpha, const void *A, size_t lda,
                         const void *B, size_t ldb, double beta, void *C, size_t ldc)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_gemm";
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(check_types(ctx, fn, in_type, out_type));

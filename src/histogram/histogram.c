@@ -282,6 +282,7 @@ cupat_status cupat_histogram_even(cupat_ctx *ctx, cupat_hist_sample sample, size
                                   const void *x, size_t bins, double lower, double upper,
                                   cupat_type count_type, void *counts, unsigned flags)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_histogram_even";
     hist_req r;
     size_t xb, es = hist_sample_size(sample);
@@ -297,6 +298,7 @@ cupat_status cupat_histogram_range(cupat_ctx *ctx, cupat_hist_sample sample, siz
                                    const void *x, size_t bins, const double *boundaries,
                                    cupat_type count_type, void *counts, unsigned flags)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_histogram_range";
     hist_req r;
     void *keys = NULL;
@@ -322,6 +324,7 @@ cupat_status cupat_histogram_channels(cupat_ctx *ctx, int channels, size_t pixel
                                       double upper, cupat_type count_type, void *counts,
                                       unsigned flags)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_histogram_channels";
     CUPAT_TRY(cupat__begin(ctx, fn));
     if (channels < 1 || channels > 4)

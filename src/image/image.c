@@ -824,6 +824,7 @@ static cupat_status read_done(cupat_status s, cupat_image *img)
 
 cupat_status cupat_image_read(cupat_ctx *ctx, const char *path, cupat_image *img)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_image_read";
     CUPAT_TRY(read_args(ctx, fn, img));
     if (!path) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: path is NULL", fn);
@@ -841,6 +842,7 @@ cupat_status cupat_image_read(cupat_ctx *ctx, const char *path, cupat_image *img
 cupat_status cupat_image_read_stream(cupat_ctx *ctx, FILE *f, const char *name,
                                      cupat_image *img)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_image_read_stream";
     CUPAT_TRY(read_args(ctx, fn, img));
     if (!f) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: f is NULL", fn);
@@ -856,6 +858,7 @@ cupat_status cupat_image_read_stream(cupat_ctx *ctx, FILE *f, const char *name,
 cupat_status cupat_image_read_memory(cupat_ctx *ctx, const void *data, size_t size,
                                      cupat_image *img)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_image_read_memory";
     CUPAT_TRY(read_args(ctx, fn, img));
     if (!data && size)
@@ -975,6 +978,7 @@ static cupat_status write_to(cupat_ctx *ctx, const char *fn, const char *name, F
 
 cupat_status cupat_image_write(cupat_ctx *ctx, const char *path, const cupat_image *img)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_image_write";
     if (ctx) CUPAT_TRY(cupat__begin(ctx, fn));
     if (!path) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: path is NULL", fn);
@@ -1005,6 +1009,7 @@ cupat_status cupat_image_write(cupat_ctx *ctx, const char *path, const cupat_ima
 cupat_status cupat_image_write_stream(cupat_ctx *ctx, FILE *f, const char *format,
                                       const cupat_image *img)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_image_write_stream";
     if (ctx) CUPAT_TRY(cupat__begin(ctx, fn));
     if (!f) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: f is NULL", fn);
@@ -1022,6 +1027,7 @@ cupat_status cupat_image_write_stream(cupat_ctx *ctx, FILE *f, const char *forma
 cupat_status cupat_image_alloc(cupat_ctx *ctx, cupat_image *img, size_t width,
                                size_t height, int channels)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_image_alloc";
     if (ctx) CUPAT_TRY(cupat__begin(ctx, fn));
     if (!img) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: img is NULL", fn);

@@ -254,24 +254,28 @@ static cupat_status reduce_entry(cupat_ctx *ctx, const char *fn, int dot, cupat_
 cupat_status cupat_reduce(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n,
                           const void *x, void *result)
 {
+    CUPAT_TRACE_CALL();
     return reduce_entry(ctx, "cupat_reduce", 0, type, op, n, x, NULL, result, 0);
 }
 
 cupat_status cupat_reduce_host(cupat_ctx *ctx, cupat_type type, cupat_op op, size_t n,
                                const void *x, void *result)
 {
+    CUPAT_TRACE_CALL();
     return reduce_entry(ctx, "cupat_reduce_host", 0, type, op, n, x, NULL, result, 1);
 }
 
 cupat_status cupat_dot(cupat_ctx *ctx, cupat_type type, size_t n, const void *x,
                        const void *y, void *result)
 {
+    CUPAT_TRACE_CALL();
     return reduce_entry(ctx, "cupat_dot", 1, type, CUPAT_OP_SUM, n, x, y, result, 0);
 }
 
 cupat_status cupat_dot_host(cupat_ctx *ctx, cupat_type type, size_t n, const void *x,
                             const void *y, void *result)
 {
+    CUPAT_TRACE_CALL();
     return reduce_entry(ctx, "cupat_dot_host", 1, type, CUPAT_OP_SUM, n, x, y, result, 1);
 }
 

@@ -223,6 +223,7 @@ static cupat_status scan_entry(cupat_ctx *ctx, const char *fn, int seg, cupat_ty
 cupat_status cupat_scan(cupat_ctx *ctx, cupat_type type, cupat_op op, cupat_scan_mode mode,
                         size_t n, const void *x, void *y)
 {
+    CUPAT_TRACE_CALL();
     return scan_entry(ctx, "cupat_scan", 0, CUPAT_U32, type, op, mode, n, NULL, NULL, x, y);
 }
 
@@ -230,6 +231,7 @@ cupat_status cupat_scan_segmented(cupat_ctx *ctx, cupat_type type, cupat_op op,
                                   cupat_scan_mode mode, size_t n, const uint8_t *head_flags,
                                   const void *x, void *y)
 {
+    CUPAT_TRACE_CALL();
     return scan_entry(ctx, "cupat_scan_segmented", 1, CUPAT_U32, type, op, mode, n, NULL,
                       head_flags, x, y);
 }
@@ -238,6 +240,7 @@ cupat_status cupat_scan_by_key(cupat_ctx *ctx, cupat_type key_type, cupat_type t
                                cupat_op op, cupat_scan_mode mode, size_t n, const void *keys,
                                const void *x, void *y)
 {
+    CUPAT_TRACE_CALL();
     return scan_entry(ctx, "cupat_scan_by_key", 2, key_type, type, op, mode, n, keys, NULL,
                       x, y);
 }
@@ -313,6 +316,7 @@ cupat_status cupat_select(cupat_ctx *ctx, cupat_type type, size_t n, const void 
                           const uint8_t *flags, const cupat_predicate *pred, void *y,
                           uint64_t *count)
 {
+    CUPAT_TRACE_CALL();
     return select_entry(ctx, "cupat_select", 0, type, n, x, flags, pred, y, count);
 }
 
@@ -320,12 +324,14 @@ cupat_status cupat_partition(cupat_ctx *ctx, cupat_type type, size_t n, const vo
                              const uint8_t *flags, const cupat_predicate *pred, void *y,
                              uint64_t *count)
 {
+    CUPAT_TRACE_CALL();
     return select_entry(ctx, "cupat_partition", 1, type, n, x, flags, pred, y, count);
 }
 
 cupat_status cupat_unique(cupat_ctx *ctx, cupat_type type, size_t n, const void *x, void *y,
                           uint64_t *count)
 {
+    CUPAT_TRACE_CALL();
     return select_entry(ctx, "cupat_unique", 2, type, n, x, NULL, NULL, y, count);
 }
 

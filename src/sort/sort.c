@@ -205,6 +205,7 @@ cupat_status cupat_merge(cupat_ctx *ctx, cupat_type key_type, size_t value_size,
                          const void *a_values, size_t nb, const void *b_keys,
                          const void *b_values, void *keys_out, void *values_out)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_merge";
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(check_key_type(ctx, fn, key_type));
@@ -318,6 +319,7 @@ cupat_status cupat_sort(cupat_ctx *ctx, cupat_type key_type, size_t value_size,
                         cupat_sort_order order, size_t n, const void *keys_in,
                         void *keys_out, const void *values_in, void *values_out)
 {
+    CUPAT_TRACE_CALL();
     sort_req r;
     CUPAT_TRY(sort_common(ctx, "cupat_sort", &r, key_type, value_size, order, n, keys_in,
                           keys_out, values_in, values_out));
@@ -329,6 +331,7 @@ cupat_status cupat_sort_bits(cupat_ctx *ctx, cupat_type key_type, size_t value_s
                              void *keys_out, const void *values_in, void *values_out,
                              int begin_bit, int end_bit)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_sort_bits";
     sort_req r;
     CUPAT_TRY(sort_common(ctx, fn, &r, key_type, value_size, order, n, keys_in, keys_out,
@@ -353,6 +356,7 @@ cupat_status cupat_sort_segmented(cupat_ctx *ctx, cupat_type key_type, size_t va
                                   const uint64_t *offsets, const void *keys_in,
                                   void *keys_out, const void *values_in, void *values_out)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_sort_segmented";
     sort_req r;
     CUPAT_TRY(sort_common(ctx, fn, &r, key_type, value_size, order, n, keys_in, keys_out,

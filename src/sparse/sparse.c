@@ -210,6 +210,7 @@ static void drop_formats(cupat_ctx *ctx, cupat_sparse *A)
 
 cupat_status cupat_sparse_destroy(cupat_ctx *ctx, cupat_sparse *A)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_sparse_destroy"));
     if (!A) return CUPAT_SUCCESS;
     CUPAT_TRY(check_handle(ctx, "cupat_sparse_destroy", A));
@@ -302,6 +303,7 @@ cupat_status cupat_sparse_create_csr(cupat_ctx *ctx, cupat_sparse **A, size_t ro
                                      cupat_type value_type, const void *row_ptr,
                                      const void *col_idx, const void *values, unsigned flags)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_sparse_create_csr";
     CUPAT_TRY(create_begin(ctx, fn, A, index_type, value_type, flags, CUPAT_SPARSE_BORROW,
                            "want CUPAT_SPARSE_COPY or CUPAT_SPARSE_BORROW"));
@@ -382,6 +384,7 @@ cupat_status cupat_sparse_create_coo(cupat_ctx *ctx, cupat_sparse **A, size_t ro
                                      cupat_type value_type, const void *row_idx,
                                      const void *col_idx, const void *values, unsigned flags)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_sparse_create_coo";
     CUPAT_TRY(create_begin(ctx, fn, A, index_type, value_type, flags, CUPAT_SPARSE_COPY,
                            "COO input is sorted and summed into storage the handle owns: "
@@ -414,6 +417,7 @@ cupat_status cupat_sparse_create_coo(cupat_ctx *ctx, cupat_sparse **A, size_t ro
 cupat_status cupat_sparse_get_info(cupat_ctx *ctx, const cupat_sparse *A,
                                    cupat_sparse_info *info)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_sparse_get_info";
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(check_handle(ctx, fn, A));
@@ -437,6 +441,7 @@ cupat_status cupat_sparse_get_info(cupat_ctx *ctx, const cupat_sparse *A,
 cupat_status cupat_sparse_get_csr(cupat_ctx *ctx, const cupat_sparse *A, void *row_ptr,
                                   void *col_idx, void *values)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_sparse_get_csr";
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(check_handle(ctx, fn, A));
@@ -647,6 +652,7 @@ cupat_status cupat__sparse_build(cupat_ctx *ctx, cupat_sparse *A, cupat_sparse_f
 
 cupat_status cupat_sparse_convert(cupat_ctx *ctx, cupat_sparse *A, cupat_sparse_format f)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_sparse_convert";
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(check_handle(ctx, fn, A));
@@ -672,6 +678,7 @@ static cupat_status spmv_run(cupat_ctx *ctx, const char *fn, const cupat_sparse 
 cupat_status cupat_spmv(cupat_ctx *ctx, const cupat_sparse *A, double alpha, const void *x,
                         double beta, void *y)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_spmv";
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(check_handle(ctx, fn, A));
@@ -718,6 +725,7 @@ cupat_status cupat_cg(cupat_ctx *ctx, const cupat_sparse *A, const void *b, void
                       double rtol, size_t max_iter, unsigned flags, double *residuals,
                       size_t history_len, cupat_cg_result *result)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_cg";
     CUPAT_TRY(cupat__begin(ctx, fn));
     CUPAT_TRY(check_handle(ctx, fn, A));
@@ -885,6 +893,7 @@ cupat_status cupat_mm_read_memory(cupat_ctx *ctx, const void *data, size_t size,
                                   cupat_type index_type, cupat_type value_type,
                                   cupat_sparse **A)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_mm_read_memory";
     CUPAT_TRY(cupat__begin(ctx, fn));
     if (!A) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: A is NULL", fn);
@@ -897,6 +906,7 @@ cupat_status cupat_mm_read_memory(cupat_ctx *ctx, const void *data, size_t size,
 cupat_status cupat_mm_read(cupat_ctx *ctx, const char *path, cupat_type index_type,
                            cupat_type value_type, cupat_sparse **A)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_mm_read";
     CUPAT_TRY(cupat__begin(ctx, fn));
     if (!A) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: A is NULL", fn);
@@ -915,6 +925,7 @@ cupat_status cupat_mm_read(cupat_ctx *ctx, const char *path, cupat_type index_ty
 cupat_status cupat_mm_write(cupat_ctx *ctx, const char *path, const cupat_sparse *A,
                             unsigned flags)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_mm_write";
     CUPAT_TRY(cupat__begin(ctx, fn));
     if (!path) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: path is NULL", fn);

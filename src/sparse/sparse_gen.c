@@ -73,6 +73,7 @@ cupat_status cupat_sparse_generate(cupat_ctx *ctx, cupat_sparse **A, cupat_spars
                                    size_t n, size_t k, uint64_t seed, cupat_type index_type,
                                    cupat_type value_type)
 {
+    CUPAT_TRACE_CALL();
     const char *fn = "cupat_sparse_generate";
     CUPAT_TRY(cupat__begin(ctx, fn));
     if (!A) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "%s: A is NULL", fn);

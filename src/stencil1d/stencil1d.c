@@ -29,6 +29,7 @@ const cupat_pattern_desc cupat__pattern_stencil1d = {"stencil1d", rungs, ST_COUN
 cupat_status cupat_stencil1d(cupat_ctx *ctx, size_t n, int radius, const float *coeffs,
                              const float *in, float *out)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_stencil1d";
     CUPAT_TRY(cupat__begin(ctx, fn));
     if (radius < 0 || radius > CUPAT_STENCIL1D_MAX_RADIUS)

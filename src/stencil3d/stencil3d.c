@@ -147,6 +147,7 @@ cupat_status cupat_stencil3d(cupat_ctx *ctx, cupat_type type, size_t nx, size_t 
                              size_t ldy, size_t ldz, int points, const double *coeffs,
                              const void *in, void *out)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_stencil3d";
     s3_req r;
     size_t bytes;
@@ -169,6 +170,7 @@ cupat_status cupat_stencil3d_run(cupat_ctx *ctx, cupat_type type, size_t nx, siz
                                  const double *coeffs, int steps, void *a, void *b,
                                  void **result)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_stencil3d_run";
     s3_req r;
     size_t bytes;

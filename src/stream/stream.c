@@ -11,6 +11,7 @@
 
 cupat_status cupat_malloc_host(cupat_ctx *ctx, void **ptr, size_t bytes)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_malloc_host"));
     if (!ptr) return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_malloc_host: ptr is NULL");
     *ptr = NULL;
@@ -36,6 +37,7 @@ cupat_status cupat_malloc_host(cupat_ctx *ctx, void **ptr, size_t bytes)
 
 cupat_status cupat_free_host(cupat_ctx *ctx, void *ptr)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_free_host"));
     if (!ptr) return CUPAT_SUCCESS;
     if (ctx->backend == CUPAT_BACKEND_CUDA) {
@@ -53,6 +55,7 @@ cupat_status cupat_free_host(cupat_ctx *ctx, void *ptr)
 
 cupat_status cupat_set_streaming(cupat_ctx *ctx, size_t chunk_bytes, int streams)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_set_streaming"));
     if (streams < 0 || streams > STREAM_MAX_LANES)
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
@@ -107,6 +110,7 @@ void cupat__stream_plan(cupat_ctx *ctx, size_t data_bytes, size_t *chunk_bytes, 
 
 cupat_status cupat_get_streaming(cupat_ctx *ctx, size_t *chunk_bytes, int *streams)
 {
+    CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_get_streaming"));
     if (!chunk_bytes || !streams)
         return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_get_streaming: %s is NULL",

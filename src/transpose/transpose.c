@@ -61,6 +61,7 @@ const cupat_pattern_desc cupat__pattern_transpose = {"transpose", rungs, TR_COUN
 cupat_status cupat_transpose(cupat_ctx *ctx, size_t rows, size_t cols, size_t elem_size,
                              const void *in, size_t ld_in, void *out, size_t ld_out)
 {
+    CUPAT_TRACE_CALL();
     static const char fn[] = "cupat_transpose";
     CUPAT_TRY(cupat__begin(ctx, fn));
     if (elem_size != 4 && elem_size != 8)
