@@ -19,16 +19,9 @@ static cupat_ctx *ctx;
 
 /* ------------------------------------------------------------- helpers -- */
 
-static void dfree(void *p) { CHECK_OK(ctx, cupat_free(ctx, p)); }
-static void put(void *d, const void *h, size_t bytes)
-{
-    if (bytes) CHECK_OK(ctx, cupat_memcpy(ctx, d, h, bytes));
-}
-static void get(void *h, const void *d, size_t bytes)
-{
-    if (bytes) CHECK_OK(ctx, cupat_memcpy(ctx, h, d, bytes));
-    CHECK_OK(ctx, cupat_sync(ctx));
-}
+#define dfree(p) test_dfree(ctx, p)
+#define put(d, h, bytes) test_put(ctx, d, h, bytes)
+#define get(h, d, bytes) test_get(ctx, h, d, bytes)
 
 /* Pin, in turn, each rung of `pattern` that runs on this backend; NULL at the
  * end, with the default restored. */

@@ -34,16 +34,9 @@ static int no_cdp, report;
 
 /* ------------------------------------------------------------- helpers -- */
 
-static void dfree(void *p) { CHECK_OK(ctx, cupat_free(ctx, p)); }
-static void put(void *d, const void *h, size_t bytes)
-{
-    if (bytes) CHECK_OK(ctx, cupat_memcpy(ctx, d, h, bytes));
-}
-static void get(void *h, const void *d, size_t bytes)
-{
-    if (bytes) CHECK_OK(ctx, cupat_memcpy(ctx, h, d, bytes));
-    CHECK_OK(ctx, cupat_sync(ctx));
-}
+#define dfree(p) test_dfree(ctx, p)
+#define put(d, h, bytes) test_put(ctx, d, h, bytes)
+#define get(h, d, bytes) test_get(ctx, h, d, bytes)
 
 static const cupat_type types[] = {CUPAT_F32, CUPAT_F64, CUPAT_I32, CUPAT_U32, CUPAT_I64, CUPAT_U64};
 static const cupat_op ops[] = {CUPAT_OP_SUM, CUPAT_OP_MIN, CUPAT_OP_MAX, CUPAT_OP_ARGMIN, CUPAT_OP_ARGMAX};
@@ -58,19 +51,7 @@ static size_t rbytes(cupat_type t, cupat_op op)
 }
 static int is_cdp(const char *name) { return strncmp(name, "cdp_", 4) == 0; }
 
-/* Rungs of a pattern on this backend, as indices into its ladder. */
-static size_t rungs_of(const char *pattern, const cupat_variant_info **list, int *idx)
-{
-    size_t n = 0, k = 0;
-    CHECK_OK(NULL, cupat_variants(pattern, list, &n));
-    for (size_t i = 0; i < n; i++) {
-        if ((*list)[i].backend != t_backend) continue;
-        if (only_rung && strcmp((*list)[i].name, only_rung) != 0) continue;
-        if (no_cdp && is_cdp((*list)[i].name)) continue;
-        idx[k++] = (int)i;
-    }
-    return k;
-}
+#define rungs_of(pattern, list, idx) test_rungs_of(pattern, only_rung, no_cdp, list, idx)
 
 /* ------------------------------------------------------------ inputs -- */
 

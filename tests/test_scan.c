@@ -55,16 +55,9 @@ static int is_cuda(void) { return t_backend == CUPAT_BACKEND_CUDA; }
 static int is_float(cupat_type t) { return t == CUPAT_F32 || t == CUPAT_F64; }
 static int is_signed(cupat_type t) { return t == CUPAT_I32 || t == CUPAT_I64; }
 
-static void dfree(void *p) { CHECK_OK(ctx, cupat_free(ctx, p)); }
-static void put(void *d, const void *h, size_t bytes)
-{
-    if (bytes) CHECK_OK(ctx, cupat_memcpy(ctx, d, h, bytes));
-}
-static void get(void *h, const void *d, size_t bytes)
-{
-    if (bytes) CHECK_OK(ctx, cupat_memcpy(ctx, h, d, bytes));
-    CHECK_OK(ctx, cupat_sync(ctx));
-}
+#define dfree(p) test_dfree(ctx, p)
+#define put(d, h, bytes) test_put(ctx, d, h, bytes)
+#define get(h, d, bytes) test_get(ctx, h, d, bytes)
 static void poison(void *d, size_t bytes, int byte)
 {
     if (bytes) CHECK_OK(ctx, cupat_memset(ctx, d, byte, bytes));
@@ -105,18 +98,7 @@ static void pool_release(void)
 
 /* A formatted string that lives until eight more calls. */
 
-/* Rungs of a pattern on this backend, as indices into its ladder. */
-static size_t rungs_of(const char *pattern, const cupat_variant_info **list, int *idx)
-{
-    size_t n = 0, k = 0;
-    CHECK_OK(NULL, cupat_variants(pattern, list, &n));
-    for (size_t i = 0; i < n; i++) {
-        if ((*list)[i].backend != t_backend) continue;
-        if (only_rung && strcmp((*list)[i].name, only_rung) != 0) continue;
-        idx[k++] = (int)i;
-    }
-    return k;
-}
+#define rungs_of(pattern, list, idx) test_rungs_of(pattern, only_rung, 0, list, idx)
 
 /* A call's status: success, or a refusal a non-default rung may give for a
  * size beyond what it takes (printed, not a failure). Returns 1 to check. */

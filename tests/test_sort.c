@@ -35,16 +35,9 @@ static int is_float(cupat_type t) { return t == CUPAT_F32 || t == CUPAT_F64; }
 static size_t tsz(cupat_type t) { return cupat_type_size(t); }
 
 static void *dalloc(size_t b) { return test_dalloc(ctx, b ? b : 1); }
-static void dfree(void *p) { CHECK_OK(ctx, cupat_free(ctx, p)); }
-static void put(void *d, const void *h, size_t b)
-{
-    if (b) CHECK_OK(ctx, cupat_memcpy(ctx, d, h, b));
-}
-static void get(void *h, const void *d, size_t b)
-{
-    if (b) CHECK_OK(ctx, cupat_memcpy(ctx, h, d, b));
-    CHECK_OK(ctx, cupat_sync(ctx));
-}
+#define dfree(p) test_dfree(ctx, p)
+#define put(d, h, bytes) test_put(ctx, d, h, bytes)
+#define get(h, d, bytes) test_get(ctx, h, d, bytes)
 
 /* ------------------------------------------------------------ the order -- */
 
@@ -164,17 +157,7 @@ static void gen(cupat_type t, void *h, size_t n, int g)
 
 /* -------------------------------------------------------------- rungs ---- */
 
-static size_t rungs_of(const char *pattern, const cupat_variant_info **list, int *idx)
-{
-    size_t n = 0, k = 0;
-    CHECK_OK(NULL, cupat_variants(pattern, list, &n));
-    for (size_t i = 0; i < n; i++) {
-        if ((*list)[i].backend != t_backend) continue;
-        if (only_rung && strcmp((*list)[i].name, only_rung) != 0) continue;
-        idx[k++] = (int)i;
-    }
-    return k;
-}
+#define rungs_of(pattern, list, idx) test_rungs_of(pattern, only_rung, 0, list, idx)
 
 /* Values 0 .. n-1 as vs-byte words (4 or 8): each key's input index. */
 static void *index_values(size_t n, size_t vs)

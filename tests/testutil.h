@@ -222,4 +222,33 @@ static inline void test_poison(cupat_ctx *ctx, void *dev, size_t bytes)
     CHECK_OK(ctx, cupat_memset(ctx, dev, 0xFF, bytes));
 }
 
+/* The tests' copies (nothing for 0 bytes; get waits for the copy) and frees,
+ * each call CHECKed; a test with a context `ctx` names them put / get / dfree. */
+static inline void test_put(cupat_ctx *ctx, void *dev, const void *host, size_t bytes)
+{
+    if (bytes) CHECK_OK(ctx, cupat_memcpy(ctx, dev, host, bytes));
+}
+static inline void test_get(cupat_ctx *ctx, void *host, const void *dev, size_t bytes)
+{
+    if (bytes) CHECK_OK(ctx, cupat_memcpy(ctx, host, dev, bytes));
+    CHECK_OK(ctx, cupat_sync(ctx));
+}
+static inline void test_dfree(cupat_ctx *ctx, void *dev) { CHECK_OK(ctx, cupat_free(ctx, dev)); }
+
+/* The rungs of `pattern` on this backend (only `only` when not NULL; none
+ * named cdp_* when skip_cdp), as indices into its ladder *list. */
+static inline size_t test_rungs_of(const char *pattern, const char *only, int skip_cdp,
+                                   const cupat_variant_info **list, int *idx)
+{
+    size_t n = 0, k = 0;
+    CHECK_OK(NULL, cupat_variants(pattern, list, &n));
+    for (size_t i = 0; i < n; i++) {
+        if ((*list)[i].backend != t_backend) continue;
+        if (only && strcmp((*list)[i].name, only) != 0) continue;
+        if (skip_cdp && strncmp((*list)[i].name, "cdp_", 4) == 0) continue;
+        idx[k++] = (int)i;
+    }
+    return k;
+}
+
 #endif
