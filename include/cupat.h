@@ -123,6 +123,30 @@ cupat_status cupat_memcpy(cupat_ctx *ctx, void *dst, const void *src, size_t byt
 /* Set `bytes` bytes of backend memory to `value`. */
 cupat_status cupat_memset(cupat_ctx *ctx, void *dst, int value, size_t bytes);
 
+/* Workspace: the scratch memory calls take from the context (sort's double
+ * buffer, scan's and reduce's tile states, GEMM's packed panels...). By
+ * default a pool on ctx that grows to the largest request (stream-ordered,
+ * cudaMallocAsync on CUDA) and is held until cupat_trim or cupat_destroy.
+ * cupat_set_workspace_limit: the pool never grows past `bytes` (0: no limit,
+ * the default); a call that needs more fails with CUPAT_ERROR_OUT_OF_MEMORY
+ * naming both sizes (sort, scan and reduce then have written nothing:
+ * test_workspace; an iterative call such as cupat_cg may have updated x). A
+ * pool already larger is released. cupat_set_workspace: the caller's buffer (backend
+ * memory, 256-byte aligned, valid until it is replaced or ctx destroyed, and
+ * used by no other work while ctx's calls run) in the pool's place, the pool
+ * released; a call that needs more than `bytes` fails as above. NULL and 0
+ * give the pool back. cupat_trim: the pool released (stream-ordered: work
+ * already queued keeps it until done) and the peak reset. cupat_get_workspace:
+ * the largest request since creation or the last trim (run a call once to learn
+ * what it needs) and the bytes held now (either may be NULL, not both).
+ * Not drawn from the workspace: the handles' own storage (sparse matrices,
+ * graphs), the streaming lanes' buffers (cupat_set_streaming), and the
+ * temporaries a few rungs allocate themselves (docs/api.md lists them). */
+cupat_status cupat_set_workspace_limit(cupat_ctx *ctx, size_t bytes);
+cupat_status cupat_set_workspace(cupat_ctx *ctx, void *ptr, size_t bytes);
+cupat_status cupat_trim(cupat_ctx *ctx);
+cupat_status cupat_get_workspace(cupat_ctx *ctx, size_t *peak_bytes, size_t *held_bytes);
+
 /* Where a pointer lives, as the library sees it. */
 typedef enum cupat_memory_kind {
     CUPAT_MEMORY_HOST = 0,        /* plain (pageable) host memory            */

@@ -16,3 +16,5 @@ foreach(backend cpu cuda)
     ENVIRONMENT "OMP_WAIT_POLICY=passive;CUPAT_TEST_NVTX_INJECT=$<TARGET_FILE:cupat_nvtx_inject>")
 endforeach()
 add_dependencies(test_nvtx cupat_nvtx_inject)
+# The context's workspace: peak, cap, the caller's buffer, trim.
+cupat_test(test_workspace test_workspace.c)

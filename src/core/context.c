@@ -170,7 +170,7 @@ cupat_status cupat_set_stream(cupat_ctx *ctx, cupat_stream stream)
     cudaStream_t next = stream ? (cudaStream_t)stream : ctx->own_stream;
     /* Scratch memory may still be in use by work on the old stream: order the
      * new stream after it, so reuse stays stream-ordered. */
-    if (next != ctx->stream && ctx->scratch) {
+    if (next != ctx->stream && (ctx->scratch || ctx->ws_user)) {
         cudaEvent_t ev;
         CUPAT_CUDA_TRY(ctx, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
         cupat_status s = cupat__cuda(ctx, cudaEventRecord(ev, ctx->stream), "cudaEventRecord");

@@ -291,11 +291,26 @@ cupat_status cupat_memset(cupat_ctx *ctx, void *dst, int value, size_t bytes)
 
 cupat_status cupat__scratch(cupat_ctx *ctx, size_t bytes, void **ptr)
 {
+    if (bytes > ctx->ws_peak) ctx->ws_peak = bytes;
+    if (ctx->ws_user) { /* the caller's buffer, never more */
+        if (bytes > ctx->ws_user_bytes)
+            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                               "workspace: the call needs %zu bytes; the buffer given to cupat_set_workspace "
+                               "holds %zu",
+                               bytes, ctx->ws_user_bytes);
+        *ptr = ctx->ws_user;
+        return CUPAT_SUCCESS;
+    }
     if (bytes <= ctx->scratch_bytes) {
         *ptr = ctx->scratch;
         return CUPAT_SUCCESS;
     }
+    if (ctx->ws_limit && bytes > ctx->ws_limit)
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "workspace: the call needs %zu bytes; the limit is %zu (cupat_set_workspace_limit)",
+                           bytes, ctx->ws_limit);
     size_t want = bytes < 4096 ? 4096 : bytes + bytes / 2; /* grow geometrically */
+    if (ctx->ws_limit && want > ctx->ws_limit) want = ctx->ws_limit;
     ctx->scratch_zeroed = 0; /* whatever comes back holds no written bytes */
     if (ctx->backend == CUPAT_BACKEND_CUDA) {
         /* Stream-ordered: the old block is released after the work already
@@ -429,5 +444,73 @@ cupat_status cupat__read_file(cupat_ctx *ctx, const char *fn, const char *path, 
     }
     *data = buf;
     *size = len;
+    return CUPAT_SUCCESS;
+}
+
+/* ----------------------------------------------------------- workspace -- */
+
+/* The pool's block released, stream-ordered (work queued on it finishes first). */
+static cupat_status release_pool(cupat_ctx *ctx)
+{
+    if (!ctx->scratch) return CUPAT_SUCCESS;
+    cupat_status s = CUPAT_SUCCESS;
+    if (ctx->backend == CUPAT_BACKEND_CUDA)
+        s = cupat__cuda(ctx, cudaFreeAsync(ctx->scratch, ctx->stream), "workspace: cudaFreeAsync");
+    else
+        free(ctx->scratch);
+    ctx->scratch = NULL;
+    ctx->scratch_bytes = 0;
+    ctx->scratch_zeroed = 0;
+    return s;
+}
+
+cupat_status cupat_set_workspace_limit(cupat_ctx *ctx, size_t bytes)
+{
+    CUPAT_TRACE_CALL();
+    CUPAT_TRY(cupat__begin(ctx, "cupat_set_workspace_limit"));
+    ctx->ws_limit = bytes;
+    /* a pool already larger than the new cap goes: the cap holds from now on */
+    if (bytes && ctx->scratch_bytes > bytes) return release_pool(ctx);
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat_set_workspace(cupat_ctx *ctx, void *ptr, size_t bytes)
+{
+    CUPAT_TRACE_CALL();
+    CUPAT_TRY(cupat__begin(ctx, "cupat_set_workspace"));
+    static const char fn[] = "cupat_set_workspace";
+    if (!ptr != !bytes)
+        return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                           "%s: ptr %s with bytes = %zu (NULL and 0 together give the pool back)", fn,
+                           ptr ? "given" : "NULL", bytes);
+    if (ptr) {
+        if ((uintptr_t)ptr % 256)
+            return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
+                               "%s: ptr %p is not 256-byte aligned (cupat_malloc's alignment)", fn, ptr);
+        CUPAT_TRY(cupat__check_data(ctx, fn, "ptr", ptr, bytes));
+        CUPAT_TRY(release_pool(ctx)); /* one workspace at a time */
+    }
+    ctx->ws_user = ptr;
+    ctx->ws_user_bytes = bytes;
+    ctx->scratch_zeroed = 0; /* its contents are the caller's */
+    return CUPAT_SUCCESS;
+}
+
+cupat_status cupat_trim(cupat_ctx *ctx)
+{
+    CUPAT_TRACE_CALL();
+    CUPAT_TRY(cupat__begin(ctx, "cupat_trim"));
+    ctx->ws_peak = 0;
+    return release_pool(ctx);
+}
+
+cupat_status cupat_get_workspace(cupat_ctx *ctx, size_t *peak_bytes, size_t *held_bytes)
+{
+    CUPAT_TRACE_CALL();
+    CUPAT_TRY(cupat__begin(ctx, "cupat_get_workspace"));
+    if (!peak_bytes && !held_bytes)
+        return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_get_workspace: peak_bytes and held_bytes are NULL");
+    if (peak_bytes) *peak_bytes = ctx->ws_peak;
+    if (held_bytes) *held_bytes = ctx->ws_user ? ctx->ws_user_bytes : ctx->scratch_bytes;
     return CUPAT_SUCCESS;
 }

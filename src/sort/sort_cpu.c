@@ -219,15 +219,15 @@ static cupat_status host_buffers(cupat_ctx *ctx, const char *fn, size_t n, size_
     return CUPAT_SUCCESS;
 }
 
+/* The sort's two pair arrays and the in-place value copy come from the
+ * context's workspace (cupat_set_workspace_limit holds for them). */
 cupat_status cupat__sort_cpu(cupat_ctx *ctx, const sort_req *r)
 {
-    kv *a, *tmp;
-    void *vc;
-    CUPAT_TRY(host_buffers(ctx, r->fn, r->n, r->vsize, &a, &tmp, &vc));
-    sort_range(r, 0, r->n, a, tmp, vc, r->rung == SOR_CPU_OPENMP);
-    free(a);
-    free(tmp);
-    free(vc);
+    const size_t n = r->n ? r->n : 1, pairs = n * sizeof(kv), vbytes = r->n * r->vsize;
+    void *w = NULL;
+    CUPAT_TRY(cupat__scratch(ctx, 2 * pairs + vbytes, &w));
+    kv *a = (kv *)w, *tmp = a + n;
+    sort_range(r, 0, r->n, a, tmp, (char *)w + 2 * pairs, r->rung == SOR_CPU_OPENMP);
     return CUPAT_SUCCESS;
 }
 
