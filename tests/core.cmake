@@ -18,3 +18,7 @@ endforeach()
 add_dependencies(test_nvtx cupat_nvtx_inject)
 # The context's workspace: peak, cap, the caller's buffer, trim.
 cupat_test(test_workspace test_workspace.c)
+# CUDA graphs: the capturable calls captured, replayed and compared (CUDA only).
+set(CUPAT_TEST_BACKENDS cuda)
+cupat_test(test_capture test_capture.c)
+unset(CUPAT_TEST_BACKENDS)
