@@ -2,7 +2,7 @@
 /* test_workspace.c — the context's workspace (cupat.h): the peak a call
  * needs, a cap that refuses a larger need with nothing written, a caller's
  * buffer in the pool's place, trim, and the bad arguments of each call.
- * Sort, scan and reduce: the calls that draw on the pool on both backends.
+ * Sort, scan, reduce and GEMM: calls that draw on the pool on both backends.
  * Runs on both backends. */
 #include "testutil.h"
 
@@ -30,10 +30,16 @@ static cupat_status run_reduce(const void *in, void *out)
 {
     return cupat_reduce(ctx, CUPAT_U32, CUPAT_OP_SUM, N, in, out);
 }
+static cupat_status run_gemm(const void *in, void *out) /* the keys' bits as floats: any values do */
+{
+    return cupat_gemm_f32(ctx, 0, CUPAT_TRANS_N, CUPAT_TRANS_N, 256, 256, 256, 1.0f, in, 256,
+                          (const float *)in + 256 * 256, 256, 0.0f, out, 256);
+}
 static const call calls[] = {
     {"sort", run_sort, N * sizeof(uint32_t)},
     {"scan", run_scan, N * sizeof(uint32_t)},
     {"reduce", run_reduce, sizeof(uint32_t)},
+    {"gemm_f32", run_gemm, 256 * 256 * sizeof(float)},
 };
 
 static void test_bad_args(void *dev)
@@ -77,9 +83,9 @@ int main(int argc, char **argv)
         CHECK_OK(ctx, k->run(in, out));
         size_t need = 0;
         CHECK_OK(ctx, cupat_get_workspace(ctx, &need, &held));
-        CHECK(need > 0 && held >= need, "%s: peak %zu, held %zu", k->name, need, held);
-        printf("%s of %d u32 needs %zu bytes of workspace (%s)\n", k->name, N, need, cupat_backend_name(t_backend));
-        if (!need) continue;
+        CHECK(held >= need, "%s: peak %zu, held %zu", k->name, need, held);
+        printf("%s needs %zu bytes of workspace (%s)\n", k->name, need, cupat_backend_name(t_backend));
+        if (!need) continue; /* a rung that needs none (a GEMM shape on CUDA may not): nothing to cap */
 
         /* a cap below the need: refused, nothing written, the pool within the cap */
         CHECK_OK(ctx, cupat_trim(ctx));

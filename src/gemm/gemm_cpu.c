@@ -44,11 +44,10 @@ cupat_status cupat__gemm_cpu(cupat_ctx *ctx, const cupat_gemm_args *a)
     }
     const size_t per = (size_t)MC * KC + (size_t)KC * NC + (size_t)MC * NC;
     const int nt = omp_get_max_threads();
-    float *buf = malloc((size_t)nt * per * sizeof(float));
-    if (!buf)
-        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
-                           "cupat_gemm_f32: %zu bytes of host memory for packing unavailable",
-                           (size_t)nt * per * sizeof(float));
+    /* the threads' panels: from the context's workspace (its cap holds) */
+    void *w = NULL;
+    CUPAT_TRY(cupat__scratch(ctx, (size_t)nt * per * sizeof(float), &w));
+    float *buf = (float *)w;
     const long long tm = (a->m + MC - 1) / MC, tn = (a->n + NC - 1) / NC;
 #pragma omp parallel for schedule(dynamic) num_threads(nt)
     for (long long t = 0; t < tm * tn; t++) {
@@ -83,7 +82,6 @@ cupat_status cupat__gemm_cpu(cupat_ctx *ctx, const cupat_gemm_args *a)
             }
         }
     }
-    free(buf);
     return CUPAT_SUCCESS;
 }
 

@@ -111,11 +111,9 @@ cupat_status cupat__gemm_tc_cpu(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
     /* 4-byte slots: f32 or i32 panels and sums */
     const size_t per = (size_t)MC * KC + (size_t)KC * NC + (size_t)MC * NC;
     const int nt = omp_get_max_threads();
-    void *buf = malloc((size_t)nt * per * 4);
-    if (!buf)
-        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
-                           "cupat_gemm: %zu bytes of host memory for packing unavailable",
-                           (size_t)nt * per * 4);
+    /* the threads' panels: from the context's workspace (its cap holds) */
+    void *buf = NULL;
+    CUPAT_TRY(cupat__scratch(ctx, (size_t)nt * per * 4, &buf));
     const int is_int = a->in == CUPAT_GEMM_I8;
     const long long tm = (a->m + MC - 1) / MC, tn = (a->n + NC - 1) / NC;
 #pragma omp parallel for schedule(dynamic) num_threads(nt)
@@ -127,6 +125,5 @@ cupat_status cupat__gemm_tc_cpu(cupat_ctx *ctx, const cupat_gemm_tc_args *a)
         if (is_int) tile_int(a, i0, mc, j0, nc, (int32_t *)mine);
         else tile_float(a, i0, mc, j0, nc, (float *)mine);
     }
-    free(buf);
     return CUPAT_SUCCESS;
 }
