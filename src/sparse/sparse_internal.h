@@ -4,7 +4,6 @@
  *                     "spmv" ladder, conversions written once over backend
  *                     steps (cupat_sort / cupat_scan + the steps below), CG
  *   sparse_cpu.c      the CPU steps and SpMV rungs (serial reference, OpenMP)
- *   sparse_mm.c       the Matrix Market parser and writer (pure C, fuzzed)
  *   sparse_gen.c      generators of the standard families
  *   sparse_steps.cu   the CUDA steps: checks and statistics, conversions, CG
  *   spmv_book.cu      PMPP ch. 14 rungs: coo_atomic, csr_scalar, ell, hyb, jds
@@ -15,6 +14,7 @@
 #define CUPAT_SPARSE_INTERNAL_H
 
 #include "cupat.h"
+#include "io/mm.h" /* the Matrix Market parser and writer */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -229,37 +229,6 @@ cupat_sparse_format cupat__spmv_rung_format(int rung);
 /* Build format f in A (sparse.c; spmv calls it for a pinned rung). */
 cupat_status cupat__sparse_build(cupat_ctx *ctx, cupat_sparse *A, cupat_sparse_format f,
                                  const char *fn);
-
-/* ---- Matrix Market (sparse_mm.c; no backend: the fuzz target links it alone) ---- */
-#define MM_ARRAY 1u
-#define MM_INTEGER 2u
-#define MM_PATTERN 4u
-#define MM_SYMMETRIC 8u
-#define MM_SKEW 16u
-/* A host matrix in 0-based COO, f64 values, duplicates as in the file
- * (symmetric halves expanded). */
-typedef struct mm_coo {
-    size_t rows, cols, nnz;
-    int64_t *r, *c;
-    double *v;
-    unsigned kind; /* the file's MM_* flags */
-} mm_coo;
-/* Parse `size` bytes; `name` names the source in messages; ctx only
- * receives the message (may be NULL). On failure *out is empty. */
-cupat_status cupat__mm_parse(cupat_ctx *ctx, const char *data, size_t size, const char *name,
-                             mm_coo *out);
-/* The same for a matrix to be held in `value_type`: with CUPAT_F32, a value
- * that is finite as text but overflows f32 (1e39) is refused with its line,
- * as inf is (cupat__mm_parse: CUPAT_F64). */
-cupat_status cupat__mm_parse_as(cupat_ctx *ctx, const char *data, size_t size,
-                                const char *name, cupat_type value_type, mm_coo *out);
-void cupat__mm_free(mm_coo *m);
-/* Format m (0-based COO, sorted by column then row for ARRAY; any order
- * else) with `flags` into a malloc'd text (*text, *len). `digits` 9 or 17.
- * Checks the flag rules (integer values, symmetry) and fails with a
- * message naming `fn`. */
-cupat_status cupat__mm_format(cupat_ctx *ctx, const char *fn, const mm_coo *m, unsigned flags,
-                              int digits, char **text, size_t *len);
 
 #ifdef __cplusplus
 }
