@@ -5,7 +5,7 @@
  * result is copied to the backend. */
 #include "internal.h"
 #include "bfs/bfs_internal.h"
-#include "io/mm.h" /* the Matrix Market parser */
+#include "core/matrix_market.h" /* the Matrix Market parser */
 
 #include <errno.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #define CUPAT_SPARSE_INTERNAL_H
 
 #include "cupat.h"
-#include "io/mm.h" /* the Matrix Market parser and writer */
+#include "core/matrix_market.h" /* the Matrix Market parser and writer */
 
 #include <stddef.h>
 #include <stdint.h>

@@ -15,7 +15,7 @@
  * with the input saved. */
 #include "internal.h"
 #include "bfs/bfs_internal.h"
-#include "io/mm.h" /* mm_coo, for the stubs */
+#include "core/matrix_market.h" /* mm_coo, for the stubs */
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_mm.c — libFuzzer target: the Matrix Market parser behind cupat_mm_read
- * (src/io/mm.c). Where an input parses, its entries are written
+ * (src/core/matrix_market.c). Where an input parses, its entries are written
  * again (general coordinate real, %.17g) and parsed back: the same entries,
  * bit for bit, must come back. A crash, a sanitizer report, a leak or a
  * failed round trip stops the fuzzer with the input saved. */
 #include "internal.h"
-#include "io/mm.h"
+#include "core/matrix_market.h"
 
 #include <stdlib.h>
 #include <string.h>

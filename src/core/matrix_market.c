@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* mm.c — the Matrix Market reader and writer (math.nist.gov/MatrixMarket,
+/* matrix_market.c — the Matrix Market reader and writer (math.nist.gov/MatrixMarket,
  * "The Matrix Market Exchange Formats: Initial Design", Boisvert, Pozo, Remington
  * 1996). Pure C on host memory: the parser takes bytes and gives 0-based COO
  * (mm_coo), the writer takes COO and gives text. It is a file reader, so every
@@ -9,7 +9,7 @@
  * failure names the line (tests/fuzz/fuzz_mm.c fuzzes it). The handle side
  * (cupat_mm_read / _write) is in sparse.c. */
 #include "internal.h"
-#include "io/mm.h"
+#include "core/matrix_market.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* mm.h — the Matrix Market parser and writer (mm.c): pure C on host memory,
- * no backend (the fuzz target links it alone). The sparse handles
- * (cupat_mm_read / _write, sparse.c) and the graph reader (graph.c) use it. */
-#ifndef CUPAT_IO_MM_H
-#define CUPAT_IO_MM_H
+/* matrix_market.h — the Matrix Market parser and writer (matrix_market.c):
+ * pure C on host memory, no backend (the fuzz target links it alone). Shared
+ * by two patterns, so in core: the sparse handles (cupat_mm_read / _write,
+ * sparse.c) and the graph reader (graph.c). */
+#ifndef CUPAT_CORE_MATRIX_MARKET_H
+#define CUPAT_CORE_MATRIX_MARKET_H
 
 #include "cupat.h"
 
