@@ -138,9 +138,9 @@ cupat_status cupat_destroy(cupat_ctx *ctx)
     if (ctx->backend == CUPAT_BACKEND_CUDA) {
         cudaSetDevice(ctx->device);
         s = cupat__cuda(NULL, cudaStreamSynchronize(ctx->stream), "cupat_destroy: sync");
-        if (ctx->scratch) cudaFree(ctx->scratch);
+        if (ctx->scratch && !ctx->ws_user) cudaFree(ctx->scratch);
         if (ctx->own_stream) cudaStreamDestroy(ctx->own_stream);
-    } else {
+    } else if (!ctx->ws_user) {
         free(ctx->scratch);
     }
     free(ctx);
@@ -170,7 +170,7 @@ cupat_status cupat_set_stream(cupat_ctx *ctx, cupat_stream stream)
     cudaStream_t next = stream ? (cudaStream_t)stream : ctx->own_stream;
     /* Scratch memory may still be in use by work on the old stream: order the
      * new stream after it, so reuse stays stream-ordered. */
-    if (next != ctx->stream && (ctx->scratch || ctx->ws_user)) {
+    if (next != ctx->stream && ctx->scratch) {
         cudaEvent_t ev;
         CUPAT_CUDA_TRY(ctx, cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
         cupat_status s = cupat__cuda(ctx, cudaEventRecord(ev, ctx->stream), "cudaEventRecord");

@@ -38,10 +38,10 @@ struct cupat_ctx {
      * poll scratch, and a fresh pool (new, or a freed one the allocator
      * hands back at the same address) is uninitialized memory */
     int scratch_zeroed;
-    /* workspace settings (cupat_set_workspace*): a caller's buffer used in
-     * the pool's place, a cap on the pool, and the largest request seen */
-    void *ws_user;
-    size_t ws_user_bytes;
+    /* workspace settings (cupat_set_workspace*): scratch is the caller's
+     * buffer (never grown or freed here), a cap on the pool, and the largest
+     * request seen */
+    int ws_user;
     size_t ws_limit; /* 0: none */
     size_t ws_peak;
     /* pinned rung per pattern (index into the registry), NULL = default */

@@ -289,41 +289,50 @@ cupat_status cupat_memset(cupat_ctx *ctx, void *dst, int value, size_t bytes)
                        "cupat_memset: cudaMemsetAsync");
 }
 
+/* The pool's block released, stream-ordered (work queued on it finishes
+ * first); a caller's buffer (cupat_set_workspace) is let go, not freed. */
+static cupat_status release_pool(cupat_ctx *ctx)
+{
+    cupat_status s = CUPAT_SUCCESS;
+    if (ctx->scratch && !ctx->ws_user) {
+        if (ctx->backend == CUPAT_BACKEND_CUDA)
+            s = cupat__cuda(ctx, cudaFreeAsync(ctx->scratch, ctx->stream), "scratch: cudaFreeAsync");
+        else
+            free(ctx->scratch);
+    }
+    ctx->scratch = NULL;
+    ctx->scratch_bytes = 0;
+    ctx->scratch_zeroed = 0;
+    ctx->ws_user = 0;
+    return s;
+}
+
 cupat_status cupat__scratch(cupat_ctx *ctx, size_t bytes, void **ptr)
 {
     if (bytes > ctx->ws_peak) ctx->ws_peak = bytes;
-    if (ctx->ws_user) { /* the caller's buffer, never more */
-        if (bytes > ctx->ws_user_bytes)
-            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
-                               "workspace: the call needs %zu bytes; the buffer given to cupat_set_workspace "
-                               "holds %zu",
-                               bytes, ctx->ws_user_bytes);
-        *ptr = ctx->ws_user;
-        return CUPAT_SUCCESS;
-    }
     if (bytes <= ctx->scratch_bytes) {
         *ptr = ctx->scratch;
         return CUPAT_SUCCESS;
     }
+    if (ctx->ws_user) /* the caller's buffer, never more */
+        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                           "workspace: the call needs %zu bytes; the buffer given to cupat_set_workspace holds %zu",
+                           bytes, ctx->scratch_bytes);
     if (ctx->ws_limit && bytes > ctx->ws_limit)
         return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
                            "workspace: the call needs %zu bytes; the limit is %zu (cupat_set_workspace_limit)",
                            bytes, ctx->ws_limit);
     size_t want = bytes < 4096 ? 4096 : bytes + bytes / 2; /* grow geometrically */
     if (ctx->ws_limit && want > ctx->ws_limit) want = ctx->ws_limit;
-    ctx->scratch_zeroed = 0; /* whatever comes back holds no written bytes */
+    /* Stream-ordered on CUDA: the old block is released after the work
+     * already queued on the stream, the new one is usable by work queued
+     * after. Whatever comes back holds no written bytes (scratch_zeroed 0). */
+    CUPAT_TRY(release_pool(ctx));
     if (ctx->backend == CUPAT_BACKEND_CUDA) {
-        /* Stream-ordered: the old block is released after the work already
-         * queued on the stream, the new one is usable by work queued after. */
-        if (ctx->scratch) CUPAT_CUDA_TRY(ctx, cudaFreeAsync(ctx->scratch, ctx->stream));
-        ctx->scratch = NULL;
-        ctx->scratch_bytes = 0;
         void *p = NULL;
         CUPAT_CUDA_TRY(ctx, cudaMallocAsync(&p, want, ctx->stream));
         ctx->scratch = p;
     } else {
-        free(ctx->scratch);
-        ctx->scratch_bytes = 0;
         if (!(ctx->scratch = malloc(want)))
             return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
                                "scratch: %zu bytes of host memory unavailable", want);
@@ -449,28 +458,13 @@ cupat_status cupat__read_file(cupat_ctx *ctx, const char *fn, const char *path, 
 
 /* ----------------------------------------------------------- workspace -- */
 
-/* The pool's block released, stream-ordered (work queued on it finishes first). */
-static cupat_status release_pool(cupat_ctx *ctx)
-{
-    if (!ctx->scratch) return CUPAT_SUCCESS;
-    cupat_status s = CUPAT_SUCCESS;
-    if (ctx->backend == CUPAT_BACKEND_CUDA)
-        s = cupat__cuda(ctx, cudaFreeAsync(ctx->scratch, ctx->stream), "workspace: cudaFreeAsync");
-    else
-        free(ctx->scratch);
-    ctx->scratch = NULL;
-    ctx->scratch_bytes = 0;
-    ctx->scratch_zeroed = 0;
-    return s;
-}
-
 cupat_status cupat_set_workspace_limit(cupat_ctx *ctx, size_t bytes)
 {
     CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_set_workspace_limit"));
     ctx->ws_limit = bytes;
     /* a pool already larger than the new cap goes: the cap holds from now on */
-    if (bytes && ctx->scratch_bytes > bytes) return release_pool(ctx);
+    if (bytes && !ctx->ws_user && ctx->scratch_bytes > bytes) return release_pool(ctx);
     return CUPAT_SUCCESS;
 }
 
@@ -488,11 +482,13 @@ cupat_status cupat_set_workspace(cupat_ctx *ctx, void *ptr, size_t bytes)
             return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
                                "%s: ptr %p is not 256-byte aligned (cupat_malloc's alignment)", fn, ptr);
         CUPAT_TRY(cupat__check_data(ctx, fn, "ptr", ptr, bytes));
-        CUPAT_TRY(release_pool(ctx)); /* one workspace at a time */
     }
-    ctx->ws_user = ptr;
-    ctx->ws_user_bytes = bytes;
-    ctx->scratch_zeroed = 0; /* its contents are the caller's */
+    CUPAT_TRY(release_pool(ctx)); /* one workspace at a time */
+    if (ptr) { /* its contents are the caller's: scratch_zeroed stays 0 */
+        ctx->scratch = ptr;
+        ctx->scratch_bytes = bytes;
+        ctx->ws_user = 1;
+    }
     return CUPAT_SUCCESS;
 }
 
@@ -501,7 +497,7 @@ cupat_status cupat_trim(cupat_ctx *ctx)
     CUPAT_TRACE_CALL();
     CUPAT_TRY(cupat__begin(ctx, "cupat_trim"));
     ctx->ws_peak = 0;
-    return release_pool(ctx);
+    return ctx->ws_user ? CUPAT_SUCCESS : release_pool(ctx); /* a caller's buffer stays */
 }
 
 cupat_status cupat_get_workspace(cupat_ctx *ctx, size_t *peak_bytes, size_t *held_bytes)
@@ -511,6 +507,6 @@ cupat_status cupat_get_workspace(cupat_ctx *ctx, size_t *peak_bytes, size_t *hel
     if (!peak_bytes && !held_bytes)
         return cupat__fail(ctx, CUPAT_ERROR_NULL_POINTER, "cupat_get_workspace: peak_bytes and held_bytes are NULL");
     if (peak_bytes) *peak_bytes = ctx->ws_peak;
-    if (held_bytes) *held_bytes = ctx->ws_user ? ctx->ws_user_bytes : ctx->scratch_bytes;
+    if (held_bytes) *held_bytes = ctx->scratch_bytes;
     return CUPAT_SUCCESS;
 }

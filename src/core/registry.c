@@ -2,7 +2,6 @@
 /* registry.c — every pattern's ladder, and the rung a context runs.
  * A new pattern adds its descriptor (defined in its own folder) to `patterns`. */
 #include "internal.h"
-#include "trace.h"
 
 #include <string.h>
 
@@ -203,7 +202,7 @@ static cupat_status select_rung(cupat_ctx *ctx, const char *fn, const char *patt
 cupat_status cupat__select(cupat_ctx *ctx, const char *pattern, const cupat_variant_info **v)
 {
     cupat_status s = select_rung(ctx, NULL, pattern, v);
-    if (s == CUPAT_SUCCESS) cupat__trace_rung(pattern, (*v)->name);
+    if (s == CUPAT_SUCCESS) cupat__trace_rung((*v)->name);
     return s;
 }
 

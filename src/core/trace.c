@@ -27,9 +27,8 @@ void cupat__trace_leave(const int *d)
 /* The rung's own name (static storage, no formatting: a formatted
  * "pattern/rung" cost 50 ns a call with no tool attached); the call's range
  * around it says the pattern. */
-void cupat__trace_rung(const char *pattern, const char *rung)
+void cupat__trace_rung(const char *rung)
 {
-    (void)pattern;
     const int d = depth - 1; /* the innermost open call */
     if (d < 0 || d >= DEPTHS || rung_open[d]) return;
     nvtxRangePushA(rung);

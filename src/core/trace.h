@@ -21,7 +21,7 @@ extern "C" {
 /* Open the call's range (returns its depth) / close it with its rung's. */
 int cupat__trace_enter(const char *fn);
 void cupat__trace_leave(const int *depth);
-void cupat__trace_rung(const char *pattern, const char *rung);
+void cupat__trace_rung(const char *rung);
 #ifdef __cplusplus
 }
 struct cupat__trace_scope {
@@ -39,7 +39,7 @@ struct cupat__trace_scope {
 
 #else /* !CUPAT_NVTX */
 #define CUPAT_TRACE_CALL() ((void)0)
-#define cupat__trace_rung(pattern, rung) ((void)0)
+#define cupat__trace_rung(rung) ((void)0)
 #endif
 
 #endif

@@ -273,8 +273,7 @@ cupat_status cupat__stream_run(cupat_ctx *ctx, size_t items, size_t chunk_items,
         p->ctx.scratch = NULL;
         p->ctx.scratch_bytes = 0;
         p->ctx.scratch_zeroed = 0;
-        p->ctx.ws_user = NULL; /* a lane never shares the caller's workspace */
-        p->ctx.ws_user_bytes = 0;
+        p->ctx.ws_user = 0; /* a lane never shares the caller's workspace */
         p->ctx.stream_inner = 1;
         p->ctx.err[0] = '\0';
         if (!cuda) {
