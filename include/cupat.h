@@ -115,7 +115,11 @@ int cupat_cuda_available(void);
 /* Allocate `bytes` of backend memory (device memory on CUDA, 256-byte aligned).
  * bytes == 0 gives *ptr = NULL and success. */
 cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes);
-/* Free memory from cupat_malloc; NULL is accepted. */
+/* Free memory from cupat_malloc; NULL is accepted. A pointer that is not a
+ * live block of cupat_malloc on this context's backend (a double free, an
+ * interior, stack or malloc'd pointer) is refused with
+ * CUPAT_ERROR_INVALID_VALUE, untouched; any context of the backend may free
+ * a block. */
 cupat_status cupat_free(cupat_ctx *ctx, void *ptr);
 /* Copy `bytes`; the direction (host/device) is inferred from the pointers.
  * Stream-ordered; synchronizes only when a pageable host buffer is involved. */
@@ -162,7 +166,8 @@ cupat_status cupat_pointer_kind(cupat_ctx *ctx, const void *ptr, cupat_memory_ki
  * memory. bytes == 0 gives *ptr = NULL. Pinned memory is taken from the
  * host's RAM for good until freed: pin what the program streams, no more. */
 cupat_status cupat_malloc_host(cupat_ctx *ctx, void **ptr, size_t bytes);
-/* Free memory from cupat_malloc_host; NULL is accepted. */
+/* Free memory from cupat_malloc_host; NULL is accepted; any other pointer
+ * (cudaHostRegister'd memory, a double free) is refused as cupat_free does. */
 cupat_status cupat_free_host(cupat_ctx *ctx, void *ptr);
 
 /* Out-of-core primitives (docs/streams.md; PCCP 6.1.1's overlap loop inside

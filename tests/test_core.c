@@ -148,9 +148,21 @@ static void test_bad_free_and_overlap(cupat_ctx *ctx)
     int local;
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live memory", cupat_free(ctx, &local));
     CHECK_OK(ctx, cupat_malloc(ctx, (void **)&p, 64));
-    if (!cuda) /* inside a live block: only the CPU's set knows (cudaFree may differ by driver) */
-        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live memory", cupat_free(ctx, p + 8));
+    /* inside a live block: refused on both backends, and CUDA is never asked */
+    CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live memory", cupat_free(ctx, p + 8));
+    if (cuda) CHECK(cudaGetLastError() == cudaSuccess, "a refused free left a CUDA error");
     CHECK_OK(ctx, cupat_sync(ctx)); /* still usable */
+    /* a block of the other backend: refused, not handed to free() or cudaFree */
+    cupat_ctx *cpu = NULL;
+    if (cuda && cupat_create(&cpu, CUPAT_BACKEND_CPU, -1) == CUPAT_SUCCESS) {
+        void *hb = NULL;
+        CHECK_OK(cpu, cupat_malloc(cpu, &hb, 64));
+        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "on this backend", cupat_free(ctx, hb));
+        CHECK_FAILS(cpu, CUPAT_ERROR_INVALID_VALUE, "on this backend", cupat_free(cpu, p));
+        CHECK_OK(cpu, cupat_free(cpu, hb));
+        cupat_destroy(cpu);
+    }
+    CHECK_OK(ctx, cupat_memset(ctx, p, 0, 64)); /* the copies below read it */
 
     /* A cleanup path's free keeps the failure's message. */
     void *q = NULL;

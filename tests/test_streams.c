@@ -300,8 +300,21 @@ static void check_bad(void)
     CHECK_OK(ctx, cupat_free_host(ctx, NULL));
     if (cuda) {
         void *d = test_dalloc(ctx, 64);
-        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not pinned host memory", cupat_free_host(ctx, d));
+        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live pinned host memory", cupat_free_host(ctx, d));
         CHECK_OK(ctx, cupat_free(ctx, d));
+        /* pinned by cudaHostRegister, a double free, an interior pointer: refused, no CUDA error */
+        static unsigned char reg[1 << 16];
+        if (cudaHostRegister(reg, sizeof reg, cudaHostRegisterDefault) == cudaSuccess) {
+            CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live pinned", cupat_free_host(ctx, reg));
+            CHECK(cudaHostUnregister(reg) == cudaSuccess, "cudaHostUnregister");
+        }
+        void *h = NULL;
+        CHECK_OK(ctx, cupat_malloc_host(ctx, &h, 64));
+        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live pinned", cupat_free_host(ctx, (char *)h + 16));
+        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live memory", cupat_free(ctx, h));
+        CHECK_OK(ctx, cupat_free_host(ctx, h));
+        CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "not live pinned", cupat_free_host(ctx, h));
+        CHECK(cudaGetLastError() == cudaSuccess, "a refused free left a CUDA error");
     }
     CHECK(cupat_set_streaming(NULL, 0, 0) == CUPAT_ERROR_NULL_POINTER, "set_streaming NULL ctx");
     CHECK_FAILS(ctx, CUPAT_ERROR_INVALID_VALUE, "streams = -1", cupat_set_streaming(ctx, 0, -1));

@@ -69,6 +69,10 @@ cupat_status cupat__fail(cupat_ctx *ctx, cupat_status status, const char *fmt, .
 /* Turn a CUDA error into CUPAT_ERROR_CUDA (or OUT_OF_MEMORY) with `what`
  * naming the call; cudaSuccess gives CUPAT_SUCCESS. Clears the sticky-free
  * last error so a later call does not see it. */
+/* The set of live pinned blocks of cupat_malloc_host (memory.c): add (0, or
+ * -1 without host memory) and take (1 when it was there). */
+int cupat__live_pinned_add(void *ptr);
+int cupat__live_pinned_take(void *ptr);
 cupat_status cupat__cuda(cupat_ctx *ctx, cudaError_t err, const char *what);
 /* Check the result of a kernel launch (cudaGetLastError). */
 cupat_status cupat__launched(cupat_ctx *ctx, const char *kernel);

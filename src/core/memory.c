@@ -81,23 +81,30 @@ cupat_status cupat__size_mul(cupat_ctx *ctx, const char *fn, const char *what, s
     return CUPAT_SUCCESS;
 }
 
-/* ------------------------------------------------- live host blocks -- */
+/* ------------------------------------------------------ live blocks -- */
 
-/* The host blocks cupat_malloc handed out on the CPU backend and cupat_free
- * has not taken back, so that cupat_free refuses a pointer that is not one
- * (a double free, a malloc'd or stack pointer, an interior pointer) with a
- * status instead of letting free() abort the process. One set for the
+/* The blocks cupat_malloc handed out and cupat_free has not taken back, one
+ * set a backend, so that cupat_free refuses a pointer that is not one (a
+ * double free, a malloc'd or stack pointer, an interior pointer, a block of
+ * the other backend) with a status: free() would abort the process, and
+ * cudaFree would record an API error a sanitizer reports. One set for the
  * process, not one a context: a block may be freed through another context
- * than the one that made it (both CPU). Open addressing, linear probing;
- * blocks are 256-aligned, so 0 (empty) and 1 (deleted) are never keys.
- * (CUDA needs no set: cudaFree refuses what is not a live allocation.) */
+ * than the one that made it (same backend). Open addressing, linear probing;
+ * blocks are 256-aligned (cudaMalloc's too), so 0 (empty) and 1 (deleted)
+ * are never keys. */
 #define LIVE_EMPTY ((uintptr_t)0)
 #define LIVE_GONE ((uintptr_t)1)
-static struct {
+typedef struct {
     uintptr_t *slot;
     size_t cap, used, gone; /* cap: a power of two, or 0 */
-} live;
+} live_set;
+static live_set live_host, live_device, live_pinned;
 static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static live_set *live_of(const cupat_ctx *ctx)
+{
+    return ctx->backend == CUPAT_BACKEND_CUDA ? &live_device : &live_host;
+}
 
 static size_t live_home(uintptr_t p, size_t cap)
 {
@@ -105,49 +112,49 @@ static size_t live_home(uintptr_t p, size_t cap)
 }
 
 /* The slot holding p, or SIZE_MAX. live_mu held. */
-static size_t live_find(uintptr_t p)
+static size_t live_find(const live_set *live, uintptr_t p)
 {
-    if (!live.cap) return SIZE_MAX;
-    for (size_t i = live_home(p, live.cap);; i = (i + 1) & (live.cap - 1)) {
-        if (live.slot[i] == p) return i;
-        if (live.slot[i] == LIVE_EMPTY) return SIZE_MAX;
+    if (!live->cap) return SIZE_MAX;
+    for (size_t i = live_home(p, live->cap);; i = (i + 1) & (live->cap - 1)) {
+        if (live->slot[i] == p) return i;
+        if (live->slot[i] == LIVE_EMPTY) return SIZE_MAX;
     }
 }
 
 /* Add p; 0, or -1 when the table cannot grow (no host memory). */
-static int live_add(void *ptr)
+static int live_add(live_set *live, void *ptr)
 {
     uintptr_t p = (uintptr_t)ptr;
     int rc = 0;
     pthread_mutex_lock(&live_mu);
-    if (live_find(p) == SIZE_MAX) {
+    if (live_find(live, p) == SIZE_MAX) {
         /* at most half full, deleted slots counted: probes stay short */
-        if (2 * (live.used + live.gone + 1) > live.cap) {
+        if (2 * (live->used + live->gone + 1) > live->cap) {
             size_t nc = 64;
-            while (nc < 4 * (live.used + 1)) nc *= 2;
+            while (nc < 4 * (live->used + 1)) nc *= 2;
             uintptr_t *ns = calloc(nc, sizeof *ns);
             if (!ns) {
                 rc = -1;
                 goto out;
             }
-            for (size_t i = 0; i < live.cap; i++) {
-                uintptr_t q = live.slot[i];
+            for (size_t i = 0; i < live->cap; i++) {
+                uintptr_t q = live->slot[i];
                 if (q == LIVE_EMPTY || q == LIVE_GONE) continue;
                 size_t j = live_home(q, nc);
                 while (ns[j] != LIVE_EMPTY) j = (j + 1) & (nc - 1);
                 ns[j] = q;
             }
-            free(live.slot);
-            live.slot = ns;
-            live.cap = nc;
-            live.gone = 0;
+            free(live->slot);
+            live->slot = ns;
+            live->cap = nc;
+            live->gone = 0;
         }
-        size_t i = live_home(p, live.cap);
-        while (live.slot[i] != LIVE_EMPTY && live.slot[i] != LIVE_GONE)
-            i = (i + 1) & (live.cap - 1);
-        if (live.slot[i] == LIVE_GONE) live.gone--;
-        live.slot[i] = p;
-        live.used++;
+        size_t i = live_home(p, live->cap);
+        while (live->slot[i] != LIVE_EMPTY && live->slot[i] != LIVE_GONE)
+            i = (i + 1) & (live->cap - 1);
+        if (live->slot[i] == LIVE_GONE) live->gone--;
+        live->slot[i] = p;
+        live->used++;
     }
 out:
     pthread_mutex_unlock(&live_mu);
@@ -155,39 +162,33 @@ out:
 }
 
 /* Take p out; 1 when it was there. */
-static int live_take(void *ptr)
+static int live_take(live_set *live, void *ptr)
 {
     pthread_mutex_lock(&live_mu);
-    size_t i = live_find((uintptr_t)ptr);
+    size_t i = live_find(live, (uintptr_t)ptr);
     if (i != SIZE_MAX) {
-        live.slot[i] = LIVE_GONE;
-        live.used--;
-        live.gone++;
+        live->slot[i] = LIVE_GONE;
+        live->used--;
+        live->gone++;
     }
     pthread_mutex_unlock(&live_mu);
     return i != SIZE_MAX;
 }
 
+/* cupat_malloc_host's pinned blocks on the CUDA backend (src/stream). */
+int cupat__live_pinned_add(void *ptr) { return live_add(&live_pinned, ptr); }
+int cupat__live_pinned_take(void *ptr) { return live_take(&live_pinned, ptr); }
+
 /* Free a block of cupat_malloc (ptr non-NULL) on ctx's backend, leaving ctx's
  * message alone on success. */
 static cupat_status release(cupat_ctx *ctx, const char *fn, void *ptr)
 {
-    if (ctx->backend == CUPAT_BACKEND_CUDA) {
-        cudaError_t e = cudaFree(ptr);
-        if (e == cudaSuccess) return CUPAT_SUCCESS;
-        (void)cudaGetLastError(); /* not sticky: the context stays usable */
-        if (e == cudaErrorInvalidValue || e == cudaErrorInvalidDevicePointer)
-            return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                               "%s: ptr = %p is not live memory from cupat_malloc (never "
-                               "allocated by it, or freed already): cudaFree: %s",
-                               fn, ptr, cudaGetErrorString(e));
-        return cupat__cuda(ctx, e, "cupat_free: cudaFree");
-    }
-    if (!live_take(ptr))
+    if (!live_take(live_of(ctx), ptr))
         return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                           "%s: ptr = %p is not live memory from cupat_malloc (never "
-                           "allocated by it, or freed already)",
+                           "%s: ptr = %p is not live memory from cupat_malloc on this backend "
+                           "(never allocated by it, or freed already)",
                            fn, ptr);
+    if (ctx->backend == CUPAT_BACKEND_CUDA) return cupat__cuda(ctx, cudaFree(ptr), "cupat_free: cudaFree");
     free(ptr);
     return CUPAT_SUCCESS;
 }
@@ -219,6 +220,14 @@ cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes)
                                "cupat_malloc: bytes = %zu: cudaMalloc failed: %s", bytes,
                                cudaGetErrorString(e));
         }
+        if (live_add(&live_device, *ptr)) {
+            (void)cudaFree(*ptr);
+            *ptr = NULL;
+            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                               "cupat_malloc: bytes = %zu: no host memory to grow the table of "
+                               "live blocks",
+                               bytes);
+        }
         return CUPAT_SUCCESS;
     }
     /* 256-byte alignment on the host too, so vectorized CPU loops see the same
@@ -229,7 +238,7 @@ cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes)
     if (rounded < bytes || rounded > PTRDIFF_MAX || !(*ptr = aligned_alloc(256, rounded)))
         return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
                            "cupat_malloc: bytes = %zu: host allocation failed", bytes);
-    if (live_add(*ptr)) {
+    if (live_add(&live_host, *ptr)) {
         free(*ptr);
         *ptr = NULL;
         return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,

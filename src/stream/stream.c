@@ -30,6 +30,14 @@ cupat_status cupat_malloc_host(cupat_ctx *ctx, void **ptr, size_t bytes)
                                "cupat_malloc_host: bytes = %zu: cudaMallocHost failed: %s", bytes,
                                cudaGetErrorString(e));
         }
+        if (cupat__live_pinned_add(*ptr)) {
+            (void)cudaFreeHost(*ptr);
+            *ptr = NULL;
+            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                               "cupat_malloc_host: bytes = %zu: no host memory to grow the table "
+                               "of live blocks",
+                               bytes);
+        }
         return CUPAT_SUCCESS;
     }
     return cupat_malloc(ctx, ptr, bytes); /* the CPU backend's memory is host memory */
@@ -41,10 +49,12 @@ cupat_status cupat_free_host(cupat_ctx *ctx, void *ptr)
     CUPAT_TRY(cupat__begin(ctx, "cupat_free_host"));
     if (!ptr) return CUPAT_SUCCESS;
     if (ctx->backend == CUPAT_BACKEND_CUDA) {
-        if (cupat__pointer_kind(ptr) != CUPAT_MEMORY_HOST_PINNED)
+        /* the set, not cudaFreeHost, refuses: pinned memory of
+         * cudaHostRegister, a double free, an interior pointer */
+        if (!cupat__live_pinned_take(ptr))
             return cupat__fail(ctx, CUPAT_ERROR_INVALID_VALUE,
-                               "cupat_free_host: ptr = %p is not pinned host memory "
-                               "(cupat_malloc_host)",
+                               "cupat_free_host: ptr = %p is not live pinned host memory from "
+                               "cupat_malloc_host (never allocated by it, or freed already)",
                                ptr);
         return cupat__cuda(ctx, cudaFreeHost(ptr), "cupat_free_host: cudaFreeHost");
     }
