@@ -131,6 +131,7 @@ static void check_bad(cupat_ctx *ctx)
 
 static void check_gpu(cupat_ctx *ctx)
 {
+    lab_set_sanitizer(t_sanitizer); /* synccheck: the cp.async arrive-on row is not run */
     static const int small[] = {LAB_ASY_BARRIER, LAB_ASY_MEMCPY, LAB_ASY_ENTANGLE, LAB_ASY_SWIZZLE};
     for (int e = 0; e < LAB_ASY_NEXP; e++) {
         int run = !t_small;

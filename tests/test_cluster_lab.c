@@ -92,6 +92,9 @@ static void check_bad(cupat_ctx *ctx)
 
 static void check_gpu(cupat_ctx *ctx)
 {
+    /* under compute-sanitizer the launches meant to be refused are not made:
+     * each would count as an API error */
+    lab_set_sanitizer(t_sanitizer[0] ? t_sanitizer : t_small ? "compute-sanitizer" : NULL);
     static const int small[] = {LAB_CLU_LAUNCH, LAB_CLU_API, LAB_CLU_SIZES, LAB_CLU_DSMEM};
     for (int e = 0; e < LAB_CLU_NEXP; e++) {
         int run = !t_small;

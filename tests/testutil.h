@@ -36,6 +36,9 @@ static inline const char *fmt(const char *f, ...)
 
 static int t_checks, t_failures;
 static int t_small;                       /* --small: sanitizer-sized inputs */
+/* the compute-sanitizer tool the test runs under (CUPAT_TEST_SANITIZER, set
+ * by scripts/sanitize-parallel and device-check), or "" */
+static const char *t_sanitizer = "";
 static cupat_backend t_backend = CUPAT_BACKEND_CPU;
 
 #define CHECK(cond, ...)                                                                 \
@@ -74,6 +77,8 @@ static inline cupat_ctx *test_init(int argc, char **argv)
 {
     const char *env = getenv("CUPAT_TEST_SMALL");
     t_small = env && *env && strcmp(env, "0") != 0;
+    const char *tool = getenv("CUPAT_TEST_SANITIZER");
+    if (tool) t_sanitizer = tool;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--small") == 0) t_small = 1;
         else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {

@@ -361,6 +361,7 @@ cupat_status exp_grid(Run &X)
             r = lab_row_add(X.rows, X.n, "cooperative launch, %u blocks of %d (%s)", g, bt,
                             extra ? "one more than fits" : "all that fit");
             r->value = g;
+            if (extra && !lab_row_refusal(r)) continue;
             CK(fill(X.s, d, 0xff, 8 * 4));
             CK(fill(X.s, d, 0, 4));
             void *args[] = {&d};

@@ -38,3 +38,24 @@ void lab_row_note(lab_row *r, const char *fmt, ...)
     lab_row_vnote(r, fmt, ap);
     va_end(ap);
 }
+
+static char sanitizer[16];
+
+void lab_set_sanitizer(const char *tool) { snprintf(sanitizer, sizeof sanitizer, "%s", tool ? tool : ""); }
+const char *lab_sanitizer(void) { return sanitizer; }
+
+int lab_row_refusal(lab_row *r)
+{
+    if (!sanitizer[0]) return 1;
+    r->ok = -1;
+    lab_row_note(r, "not run under %s: a call the runtime refuses counts as an API error there", sanitizer);
+    return 0;
+}
+
+int lab_row_unless_tool(lab_row *r, const char *tool, const char *why)
+{
+    if (strcmp(sanitizer, tool) != 0) return 1;
+    r->ok = -1;
+    lab_row_note(r, "not run under %s: %s", tool, why);
+    return 0;
+}

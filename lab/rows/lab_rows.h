@@ -45,6 +45,24 @@ void lab_row_note(lab_row *r, const char *fmt, ...)
 #endif
     ;
 
+/* The compute-sanitizer tool the lab runs under ("memcheck", ...; NULL or
+ * "": none, the default), for the rows a tool cannot judge:
+ * - calls the runtime is meant to refuse (a cluster larger than the
+ *   hardware's, a cooperative grid one block too large) are not made under
+ *   any tool, as each counts as an API error; the lab shows the refusal
+ *   itself otherwise;
+ * - rows a tool does not model (synccheck and cp.async's arrive-on
+ *   completion, docs/async.md) are not run under that tool.
+ * Such a row says it was not run, and why. */
+void lab_set_sanitizer(const char *tool);
+const char *lab_sanitizer(void);
+/* For a row whose call the runtime should refuse: 1 to go on, or 0 with the
+ * row marked not run (under a sanitizer). */
+int lab_row_refusal(lab_row *r);
+/* For a row `tool` cannot judge: 1 to go on, or 0 with the row marked not
+ * run, `why` in its note, when the lab runs under that tool. */
+int lab_row_unless_tool(lab_row *r, const char *tool, const char *why);
+
 #ifdef __cplusplus
 }
 #endif
