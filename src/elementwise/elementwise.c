@@ -4,7 +4,6 @@
  * the CUDA launchers or the CPU rung. Also the PCCP 3.3 block-shape lab hook. */
 #include "elementwise.h"
 #include "elementwise_lab.h"
-#include "stream/stream_internal.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -72,6 +72,16 @@ void cupat__gray_cpu(size_t width, size_t height, const uint8_t *rgb, size_t rgb
 cupat_status cupat__blur_cpu(cupat_ctx *ctx, size_t width, size_t height, int channels,
                              int radius, const uint8_t *in, uint8_t *out);
 
+/* Streamed vadd / saxpy and gray (elementwise_stream.c), called by the entry
+ * points when cupat__stream_wanted says so, after the checks that need no
+ * pointer. */
+cupat_status cupat__stream_ew(cupat_ctx *ctx, const char *fn, int axpy, size_t n, float alpha,
+                              const float *a, const char *an, const float *b, const char *bn,
+                              float *c, const char *cn);
+cupat_status cupat__stream_gray(cupat_ctx *ctx, const char *fn, size_t width, size_t height,
+                                const uint8_t *rgb, size_t rgb_pitch, uint8_t *gray,
+                                size_t gray_pitch);
+
 #ifdef __cplusplus
 }
 #endif

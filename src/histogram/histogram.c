@@ -7,7 +7,6 @@
  * histogram_packed.cu; serial, openmp: histogram_cpu.c. */
 #include "internal.h"
 #include "histogram/histogram_internal.h"
-#include "stream/stream_internal.h"
 
 #include <float.h>
 #include <math.h>

@@ -126,6 +126,18 @@ cupat_status cupat__histogram_cuda(cupat_ctx *ctx, const hist_req *r); /* histog
 int cupat__histogram_fits(const cupat_ctx *ctx, int rung, cupat_hist_sample s, int range,
                           unsigned total, char *why, size_t len);
 
+/* Streamed histograms (histogram_stream.c), called by the entry points when
+ * cupat__stream_wanted says so; boundaries NULL: the even rule over
+ * [lower, upper). */
+cupat_status cupat__stream_hist(cupat_ctx *ctx, const char *fn, cupat_hist_sample sample,
+                                size_t n, size_t sample_bytes, const void *x, size_t bins,
+                                double lower, double upper, const double *boundaries,
+                                cupat_type count_type, void *counts, unsigned flags);
+/* histogram_stream.cu: counts[i] += lanes[l * total + i] for l < nlanes (u32
+ * or u64, wrapping). Queued on ctx's stream. */
+cupat_status cupat__stream_sum_lanes_cuda(cupat_ctx *ctx, void *counts, const void *lanes,
+                                          size_t total, int nlanes, int is64);
+
 #ifdef __cplusplus
 }
 #endif

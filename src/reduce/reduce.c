@@ -3,7 +3,6 @@
  * "dot" ladders (registry descriptors), and dispatch to the backends. */
 #include "internal.h"
 #include "reduce_priv.h"
-#include "stream/stream_internal.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -133,6 +133,18 @@ cupat_status cupat__cdp_launch(cupat_ctx *ctx, int rung, cupat_type t, cupat_op 
                                size_t n, const void *x, void *work, void *partials,
                                int *err);
 
+/* Streamed reduce and dot (reduce_stream.c), called by the entry point when
+ * cupat__stream_wanted says so, after the checks that need no pointer. */
+cupat_status cupat__stream_reduce(cupat_ctx *ctx, const char *fn, int dot, cupat_type type,
+                                  cupat_op op, size_t n, const void *x, const void *y,
+                                  void *result, int out_host);
+/* reduce_stream.cu: with c = tmp->index (the chunk of the best partial),
+ * *dst = {partials[c].value, c * chunk_items + partials[c].index}; dst may be
+ * tmp. Queued on ctx's stream. */
+cupat_status cupat__stream_arg_fix_cuda(cupat_ctx *ctx, const cupat_indexed *partials,
+                                        const cupat_indexed *tmp, size_t chunk_items,
+                                        cupat_indexed *dst);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,23 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// stream.cu — the two small kernels the streamed primitives combine their
-// per-chunk partials with (stream_ops.c): the argmin / argmax fix-up (the
-// best chunk's index made global) and the sum of the lanes' histograms.
-#include "stream/stream_internal.h"
+// histogram_stream.cu — the sum of the lanes' histograms of a streamed
+// histogram (histogram_stream.c).
+#include "internal.h"
+#include "histogram/histogram_internal.h"
 
 #include <stdint.h>
 
 namespace cupat_streaming {
-
-// One thread: a handful of words. c = the chunk whose partial won; its index
-// is local to the chunk.
-__global__ void k_arg_fix(const cupat_indexed *partials, const cupat_indexed *tmp,
-                          unsigned long long chunk_items, cupat_indexed *dst)
-{
-    const unsigned long long c = tmp->index;
-    cupat_indexed r = partials[c];
-    r.index += c * chunk_items;
-    *dst = r;
-}
 
 template <typename T>
 __global__ void k_sum_lanes(T *counts, const T *lanes, size_t total, int nlanes)
@@ -31,14 +20,6 @@ __global__ void k_sum_lanes(T *counts, const T *lanes, size_t total, int nlanes)
 }
 
 } // namespace cupat_streaming
-
-extern "C" cupat_status cupat__stream_arg_fix_cuda(cupat_ctx *ctx, const cupat_indexed *partials,
-                                                   const cupat_indexed *tmp, size_t chunk_items,
-                                                   cupat_indexed *dst)
-{
-    cupat_streaming::k_arg_fix<<<1, 1, 0, ctx->stream>>>(partials, tmp, chunk_items, dst);
-    return cupat__launched(ctx, "streaming: k_arg_fix");
-}
 
 extern "C" cupat_status cupat__stream_sum_lanes_cuda(cupat_ctx *ctx, void *counts, const void *lanes,
                                                      size_t total, int nlanes, int is64)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* stream_internal.h — out-of-core streaming (cupat_set_streaming in cupat.h,
- * docs/streams.md): the chunk engine (stream.c), the primitives that stream
- * through it (stream_ops.c) and their few kernels (stream.cu).
+/* stream_engine.h — out-of-core streaming (cupat_set_streaming in cupat.h,
+ * docs/streams.md): the chunk engine (stream_engine.c) that the primitives
+ * of reduce, elementwise and histogram stream host data through (their
+ * <pattern>_stream.c).
  *
  * The engine splits `items` (elements, or image rows) into chunks of
  * `chunk_items` and gives chunk k to lane k % lanes: a copy of the context
@@ -16,8 +17,8 @@
  * kernel (triple buffering). The lanes fork from the context's stream (an
  * event) and join it again (an event a lane), so the whole call stays
  * ordered on the caller's stream and never blocks the host. */
-#ifndef CUPAT_STREAM_INTERNAL_H
-#define CUPAT_STREAM_INTERNAL_H
+#ifndef CUPAT_STREAM_ENGINE_H
+#define CUPAT_STREAM_ENGINE_H
 
 #include "internal.h"
 
@@ -71,33 +72,6 @@ void cupat__stream_free(cupat_ctx *ctx, void *p);
  * CUDA pinned host, managed or device memory (pageable refused with a hint). */
 cupat_status cupat__stream_check(cupat_ctx *ctx, const char *fn, const char *arg,
                                  const void *p, size_t bytes, size_t align);
-
-/* The streamed primitives (stream_ops.c), called by the entry points when
- * cupat__stream_wanted says so, after the checks that need no pointer. */
-cupat_status cupat__stream_ew(cupat_ctx *ctx, const char *fn, int axpy, size_t n, float alpha,
-                              const float *a, const char *an, const float *b, const char *bn,
-                              float *c, const char *cn);
-cupat_status cupat__stream_reduce(cupat_ctx *ctx, const char *fn, int dot, cupat_type type,
-                                  cupat_op op, size_t n, const void *x, const void *y,
-                                  void *result, int out_host);
-cupat_status cupat__stream_gray(cupat_ctx *ctx, const char *fn, size_t width, size_t height,
-                                const uint8_t *rgb, size_t rgb_pitch, uint8_t *gray,
-                                size_t gray_pitch);
-/* boundaries NULL: the even rule over [lower, upper). */
-cupat_status cupat__stream_hist(cupat_ctx *ctx, const char *fn, cupat_hist_sample sample,
-                                size_t n, size_t sample_bytes, const void *x, size_t bins,
-                                double lower, double upper, const double *boundaries,
-                                cupat_type count_type, void *counts, unsigned flags);
-
-/* stream.cu. arg_fix: with c = tmp->index (the chunk of the best partial),
- * *dst = {partials[c].value, c * chunk_items + partials[c].index}; dst may be
- * tmp. sum_lanes: counts[i] += lanes[l * total + i] for l < nlanes (u32 or
- * u64, wrapping). Both queued on ctx's stream. */
-cupat_status cupat__stream_arg_fix_cuda(cupat_ctx *ctx, const cupat_indexed *partials,
-                                        const cupat_indexed *tmp, size_t chunk_items,
-                                        cupat_indexed *dst);
-cupat_status cupat__stream_sum_lanes_cuda(cupat_ctx *ctx, void *counts, const void *lanes,
-                                          size_t total, int nlanes, int is64);
 
 #ifdef __cplusplus
 }
