@@ -16,6 +16,11 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
 CMAKE_FLAGS ?=
 CUPAT   := $(BUILD)/tools/cupat/cupat
+# Without nvcc: the CPU backend alone (CUPAT_CUDA=OFF: no CUDA toolkit to
+# build, no libcudart to run; the lab, the bench and the cupat command need
+# the toolkit for now).
+HAVE_NVCC := $(shell test -x "$(NVCC)" && echo 1)
+CUDA_CMAKE := $(if $(HAVE_NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC),-DCUPAT_CUDA=OFF)
 
 .PHONY: all build cli deps run bench report test install clean fuzz memcheck
 
@@ -26,7 +31,7 @@ deps:
 
 $(BUILD)/CMakeCache.txt:
 	@NVCC="$(NVCC)" scripts/install-deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=$(NVCC) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CUDA_CMAKE) $(CMAKE_FLAGS)
 
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -36,9 +41,15 @@ build: $(BUILD)/CMakeCache.txt
 cli: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target cupat_cli
 
+ifeq ($(HAVE_NVCC),1)
 run: cli
 	$(CUPAT) info
 	$(CUPAT) bench all --quick
+else
+run: build
+	@echo "make run: no nvcc, so this build is the library's CPU backend alone (no cupat command yet);"
+	@echo "  'make test' runs its tests, 'make install' installs it, examples/ shows its use"
+endif
 
 # `make bench` keeps its results as JSON (needs cJSON: make deps installs it);
 # `make report` draws them (or RESULTS=file.json ...) into $(BUILD)/report/.
@@ -53,7 +64,7 @@ test: build
 	@scripts/run-tests $(BUILD) $(JOBS)
 
 install: $(BUILD)/CMakeCache.txt
-	cmake --build $(BUILD) -j $(JOBS) --target cupat cupat_static cupat_cli
+	cmake --build $(BUILD) -j $(JOBS) --target cupat cupat_static $(if $(HAVE_NVCC),cupat_cli)
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 FUZZ_SECONDS ?= 60

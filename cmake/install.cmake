@@ -20,6 +20,11 @@ if(TARGET cupat_dist)
 endif()
 
 set(CUPAT_CONFIG_NEEDS_PNG ${PNG_FOUND})
+if(CUPAT_CUDA)
+  set(CUPAT_CONFIG_CUDA 1)
+else()
+  set(CUPAT_CONFIG_CUDA 0)
+endif()
 configure_package_config_file(cmake/cupatConfig.cmake.in
   ${PROJECT_BINARY_DIR}/cupatConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cupat)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/cupatConfigVersion.cmake
@@ -28,14 +33,21 @@ install(FILES ${PROJECT_BINARY_DIR}/cupatConfig.cmake ${PROJECT_BINARY_DIR}/cupa
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cupat)
 
 # pkg-config: `pkg-config --cflags --libs cupat` (shared) or `--static`.
-set(CUPAT_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart -lgomp -lm")
+if(CUPAT_CUDA)
+  set(CUPAT_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart -lgomp -lm")
+else()
+  set(CUPAT_PC_PRIVATE "-lgomp -lm")
+endif()
 if(PNG_FOUND)
   string(APPEND CUPAT_PC_PRIVATE " -lpng -lz")
 endif()
 if(CUPAT_CDP_SOURCES) # the device-linked dynamic-parallelism code calls into it
   string(APPEND CUPAT_PC_PRIVATE " -lcudadevrt")
 endif()
-string(APPEND CUPAT_PC_PRIVATE " -lstdc++ -ldl -lpthread -lrt")
+if(CUPAT_CUDA)
+  string(APPEND CUPAT_PC_PRIVATE " -lstdc++")
+endif()
+string(APPEND CUPAT_PC_PRIVATE " -ldl -lpthread -lrt")
 # The prefix, from the .pc file's own directory: one ".." per component of
 # LIBDIR/pkgconfig ("lib/x86_64-linux-gnu" under /usr is three levels deep).
 string(REGEX REPLACE "[^/]+" ".." CUPAT_PC_PREFIX "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

@@ -348,3 +348,10 @@ size_t cupat__scan_depth(const cupat_ctx *ctx, int rung, cupat_type t, size_t n)
     if (rung == SR_DECOUPLED || rung == SR_DECOUPLED_TMA) return cupat__scan_depth_cuda(ctx, rung, t, n);
     return cupat__scan_book_depth(ctx, rung, t, n);
 }
+
+size_t cupat__segscan_depth(const cupat_ctx *ctx, int rung, cupat_type t, size_t n)
+{
+    if (n <= 1) return 0;
+    if (rung != SG_DECOUPLED) return n; /* CPU rungs: serial within segments */
+    return cupat__segscan_depth_cuda(ctx, rung, t, n);
+}

@@ -112,6 +112,8 @@ size_t cupat__scan_depth(const cupat_ctx *ctx, int rung, cupat_type t, size_t n)
 size_t cupat__scan_depth_cuda(const cupat_ctx *ctx, int rung, cupat_type t, size_t n);
 size_t cupat__scan_book_depth(const cupat_ctx *ctx, int rung, cupat_type t, size_t n);
 size_t cupat__segscan_depth(const cupat_ctx *ctx, int rung, cupat_type t, size_t n);
+/* the decoupled (CUDA) segmented rung's depth, n > 1 (scan_lookback.cu) */
+size_t cupat__segscan_depth_cuda(const cupat_ctx *ctx, int rung, cupat_type t, size_t n);
 
 #ifdef __cplusplus
 }

@@ -475,11 +475,10 @@ size_t cupat__scan_depth_cuda(const cupat_ctx *ctx, int rung, cupat_type t, size
     return d;
 }
 
-size_t cupat__segscan_depth(const cupat_ctx *ctx, int rung, cupat_type t, size_t n)
+size_t cupat__segscan_depth_cuda(const cupat_ctx *ctx, int rung, cupat_type t, size_t n)
 {
-    if (n <= 1) return 0;
     (void)ctx;
-    if (rung != SG_DECOUPLED) return n; /* CPU rungs: serial within segments */
+    (void)rung;
     using cupat_scan_dev::SegShape;
     size_t es = cupat_type_size(t), nv = es == 4 ? SegShape<uint32_t>::NV : SegShape<uint64_t>::NV;
     return lookback_depth(n, es, cupat_scan_dev::SEG_BLOCK, nv, true);
