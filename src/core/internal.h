@@ -69,9 +69,14 @@ cupat_status cupat__fail(cupat_ctx *ctx, cupat_status status, const char *fmt, .
 /* Turn a CUDA error into CUPAT_ERROR_CUDA (or OUT_OF_MEMORY) with `what`
  * naming the call; cudaSuccess gives CUPAT_SUCCESS. Clears the sticky-free
  * last error so a later call does not see it. */
-/* The set of live pinned blocks of cupat_malloc_host (memory.c): add (0, or
- * -1 without host memory) and take (1 when it was there). */
-int cupat__live_pinned_add(void *ptr);
+/* The library's sets of live blocks (memory.c): cupat_malloc's on each
+ * backend, cupat_malloc_host's pinned ones on CUDA. track: *ptr (just
+ * allocated, `bytes` asked by `fn`) joins its set; without host memory for
+ * the set it is freed, *ptr = NULL, and CUPAT_ERROR_OUT_OF_MEMORY. */
+typedef enum { CUPAT_LIVE_HOST, CUPAT_LIVE_DEVICE, CUPAT_LIVE_PINNED } cupat_live_kind;
+cupat_status cupat__live_track(cupat_ctx *ctx, cupat_live_kind kind, void **ptr, size_t bytes,
+                               const char *fn);
+/* Takes a pinned block out of its set: 1 when it was there. */
 int cupat__live_pinned_take(void *ptr);
 cupat_status cupat__cuda(cupat_ctx *ctx, cudaError_t err, const char *what);
 /* Check the result of a kernel launch (cudaGetLastError). */

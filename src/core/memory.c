@@ -175,8 +175,23 @@ static int live_take(live_set *live, void *ptr)
     return i != SIZE_MAX;
 }
 
-/* cupat_malloc_host's pinned blocks on the CUDA backend (src/stream). */
-int cupat__live_pinned_add(void *ptr) { return live_add(&live_pinned, ptr); }
+static live_set *const live_sets[] = {[CUPAT_LIVE_HOST] = &live_host,
+                                      [CUPAT_LIVE_DEVICE] = &live_device,
+                                      [CUPAT_LIVE_PINNED] = &live_pinned};
+
+cupat_status cupat__live_track(cupat_ctx *ctx, cupat_live_kind kind, void **ptr, size_t bytes,
+                               const char *fn)
+{
+    if (!live_add(live_sets[kind], *ptr)) return CUPAT_SUCCESS;
+    if (kind == CUPAT_LIVE_HOST) free(*ptr);
+    else if (kind == CUPAT_LIVE_DEVICE) (void)cudaFree(*ptr);
+    else (void)cudaFreeHost(*ptr);
+    *ptr = NULL;
+    return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
+                       "%s: bytes = %zu: no host memory to grow the table of live blocks", fn,
+                       bytes);
+}
+
 int cupat__live_pinned_take(void *ptr) { return live_take(&live_pinned, ptr); }
 
 /* Free a block of cupat_malloc (ptr non-NULL) on ctx's backend, leaving ctx's
@@ -220,15 +235,7 @@ cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes)
                                "cupat_malloc: bytes = %zu: cudaMalloc failed: %s", bytes,
                                cudaGetErrorString(e));
         }
-        if (live_add(&live_device, *ptr)) {
-            (void)cudaFree(*ptr);
-            *ptr = NULL;
-            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
-                               "cupat_malloc: bytes = %zu: no host memory to grow the table of "
-                               "live blocks",
-                               bytes);
-        }
-        return CUPAT_SUCCESS;
+        return cupat__live_track(ctx, CUPAT_LIVE_DEVICE, ptr, bytes, "cupat_malloc");
     }
     /* 256-byte alignment on the host too, so vectorized CPU loops see the same
      * alignment as the device. */
@@ -238,15 +245,7 @@ cupat_status cupat_malloc(cupat_ctx *ctx, void **ptr, size_t bytes)
     if (rounded < bytes || rounded > PTRDIFF_MAX || !(*ptr = aligned_alloc(256, rounded)))
         return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
                            "cupat_malloc: bytes = %zu: host allocation failed", bytes);
-    if (live_add(&live_host, *ptr)) {
-        free(*ptr);
-        *ptr = NULL;
-        return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
-                           "cupat_malloc: bytes = %zu: no host memory to grow the table of "
-                           "live blocks",
-                           bytes);
-    }
-    return CUPAT_SUCCESS;
+    return cupat__live_track(ctx, CUPAT_LIVE_HOST, ptr, bytes, "cupat_malloc");
 }
 
 cupat_status cupat_free(cupat_ctx *ctx, void *ptr)

@@ -30,15 +30,7 @@ cupat_status cupat_malloc_host(cupat_ctx *ctx, void **ptr, size_t bytes)
                                "cupat_malloc_host: bytes = %zu: cudaMallocHost failed: %s", bytes,
                                cudaGetErrorString(e));
         }
-        if (cupat__live_pinned_add(*ptr)) {
-            (void)cudaFreeHost(*ptr);
-            *ptr = NULL;
-            return cupat__fail(ctx, CUPAT_ERROR_OUT_OF_MEMORY,
-                               "cupat_malloc_host: bytes = %zu: no host memory to grow the table "
-                               "of live blocks",
-                               bytes);
-        }
-        return CUPAT_SUCCESS;
+        return cupat__live_track(ctx, CUPAT_LIVE_PINNED, ptr, bytes, "cupat_malloc_host");
     }
     return cupat_malloc(ctx, ptr, bytes); /* the CPU backend's memory is host memory */
 }
