@@ -1753,7 +1753,9 @@ int main(int argc, char **argv)
         }
         return test_finish(ctx);
     }
-    if (ncases < 0) ncases = t_small ? 200 : is_cuda() ? 2800 : 2000;
+    /* racecheck (its cost is per launch, and a hazard shows at any size):
+     * three cases a family */
+    if (ncases < 0) ncases = strcmp(t_sanitizer, "racecheck") == 0 ? 3 * (long long)NFAM : t_small ? 200 : is_cuda() ? 2800 : 2000;
     long long k0 = only_case >= 0 ? only_case : 0, k1 = only_case >= 0 ? only_case : ncases - 1;
     printf("diff: backend %s, seed %llu, cases %lld..%lld%s%s\n", cupat_backend_name(t_backend),
            (unsigned long long)g_seed, k0, k1, g_only ? ", family " : "", g_only ? g_only : "");

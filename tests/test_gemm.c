@@ -277,6 +277,7 @@ static void run_case(cupat_ctx *ctx, const gcase *g, int configs)
                     if (((cp & GEMM_PACK_B) && !a.tb) || ((cp & GEMM_PAD_A) && !a.ta) ||
                         ((cp & GEMM_PAD_B) && a.tb) || (cp && q > 1))
                         continue;
+                    if (!test_keep_case()) continue;
                     char what[96];
                     snprintf(what, sizeof what, "config %s split %d%s%s%s",
                              cupat__gemm_configs[c].name, splits[q],
@@ -651,14 +652,23 @@ static void show_picks(cupat_ctx *ctx)
     }
 }
 
+/* The parts (test_run_parts) take no arguments: the context lives here. */
+static cupat_ctx *g_ctx;
+static void part_errors(void)
+{
+    bad_inputs(g_ctx);
+    overlaps(g_ctx);
+}
+static void part_gemm(void) { gemm_shapes(g_ctx); }
+static void part_gemv(void) { gemv_shapes(g_ctx); }
+
 int main(int argc, char **argv)
 {
-    cupat_ctx *ctx = test_init(argc, argv);
+    g_ctx = test_init(argc, argv);
     test_seed();
-    if (on_gpu()) show_picks(ctx);
-    bad_inputs(ctx);
-    overlaps(ctx);
-    gemm_shapes(ctx);
-    gemv_shapes(ctx);
-    return test_finish(ctx);
+    if (on_gpu()) show_picks(g_ctx);
+    static const test_part parts[] = {
+        {"errors", part_errors}, {"gemm", part_gemm}, {"gemv", part_gemv}};
+    test_run_parts(argc, argv, parts, sizeof parts / sizeof *parts, NULL);
+    return test_finish(g_ctx);
 }

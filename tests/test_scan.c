@@ -398,6 +398,7 @@ typedef struct {
 
 static void run_rungs(const scase *c, size_t n, const void *hx, const runopt *o)
 {
+    if (!test_keep_case()) return;
     const char *pattern = c->seg ? "segscan" : "scan";
     const cupat_variant_info *list;
     int idx[64];
