@@ -722,18 +722,26 @@ static void test_registry(void)
     }
 }
 
+static void part_errors(void)
+{
+    test_registry();
+    test_bad_args();
+}
+/* CUDA, not --small */
+static void part_huge(void)
+{
+    if (t_backend == CUPAT_BACKEND_CUDA && !t_small) test_ew_huge();
+}
+
 int main(int argc, char **argv)
 {
     ctx = test_init(argc, argv);
     test_seed();
-    test_registry();
-    test_bad_args();
-    test_ew_sizes();
-    test_ew_special();
-    if (t_backend == CUPAT_BACKEND_CUDA && !t_small) test_ew_huge();
-    test_matadd();
-    test_blockshape();
-    test_gray();
-    test_blur();
+    static const test_part parts[] = {
+        {"errors", part_errors}, {"sizes", test_ew_sizes},   {"special", test_ew_special},
+        {"huge", part_huge},     {"matadd", test_matadd},    {"blockshape", test_blockshape},
+        {"gray", test_gray},     {"blur", test_blur},
+    };
+    test_run_parts(argc, argv, parts, sizeof parts / sizeof *parts, NULL);
     return test_finish(ctx);
 }

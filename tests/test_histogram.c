@@ -183,6 +183,7 @@ static cupat_status call(cupat_hist_sample s, const rule *r, size_t n, const voi
 static void run_case(const char *rung, cupat_hist_sample s, const rule *r, const void *hx,
                      size_t n, size_t off, const char *what)
 {
+    if (!test_keep_case()) return;
     const size_t es = ssize(s), total = r->bins * (size_t)r->channels;
     if (r->channels > 1) n -= n % (size_t)r->channels;
     uint64_t *want = test_xmalloc(total * sizeof *want);
@@ -296,7 +297,9 @@ static size_t rungs_here(const cupat_variant_info **list, int *idx)
     return k;
 }
 
-static void sweep(void)
+/* One sample type's sweep over every rung (u8's with the channels cases): a
+ * part each, so that the sanitizer runs go side by side. */
+static void sweep(cupat_hist_sample only)
 {
     const cupat_variant_info *list;
     int idx[32];
@@ -313,6 +316,7 @@ static void sweep(void)
         const char *name = list[idx[k]].name;
         CHECK_OK(ctx, cupat_set_variant(ctx, "histogram", name));
         for (int s = 0; s < 4; s++) {
+            if (s != (int)only) continue;
             size_t es = ssize((cupat_hist_sample)s);
             void *hx = test_xmalloc(cap * es + 16);
             /* every bin count, uniform, both the even rule's forms and range */
@@ -351,6 +355,7 @@ static void sweep(void)
             free(hx);
         }
         /* channels: 1..4 interleaved bytes, 256 and 17 bins */
+        if (only != CUPAT_HIST_U8) continue;
         uint8_t *img = test_xmalloc(mid + 16);
         for (int c = 1; c <= 4; c++)
             for (int d = 0; d < D_COUNT; d += 2)
@@ -601,6 +606,20 @@ static void test_packed_overflow(void)
     free(hx), free(want), free(got), free(g64);
 }
 
+static void sweep_u8(void) { sweep(CUPAT_HIST_U8); }
+static void sweep_u16(void) { sweep(CUPAT_HIST_U16); }
+static void sweep_i32(void) { sweep(CUPAT_HIST_I32); }
+static void sweep_f32(void) { sweep(CUPAT_HIST_F32); }
+static void part_overflow(void)
+{
+    if (t_backend == CUPAT_BACKEND_CUDA) test_packed_overflow();
+}
+/* --large only */
+static void part_large(void)
+{
+    if (large && t_backend == CUPAT_BACKEND_CUDA) test_large();
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -609,10 +628,11 @@ int main(int argc, char **argv)
     }
     ctx = test_init(argc, argv);
     test_seed();
-    test_bad();
-    sweep();
-    test_default();
-    if (t_backend == CUPAT_BACKEND_CUDA) test_packed_overflow();
-    if (large && t_backend == CUPAT_BACKEND_CUDA) test_large();
+    static const test_part parts[] = {
+        {"errors", test_bad},         {"sweep_u8", sweep_u8},   {"sweep_u16", sweep_u16},
+        {"sweep_i32", sweep_i32},     {"sweep_f32", sweep_f32}, {"default", test_default},
+        {"overflow", part_overflow},  {"large", part_large},
+    };
+    test_run_parts(argc, argv, parts, sizeof parts / sizeof *parts, NULL);
     return test_finish(ctx);
 }

@@ -145,6 +145,7 @@ static void check_gpu(cupat_ctx *ctx)
 int main(int argc, char **argv)
 {
     cupat_ctx *ctx = test_init(argc, argv);
+    lab_set_sanitizer(t_sanitizer); /* memcheck: the set-aside past the max is not asked */
     check_table();
     check_words();
     check_expect();

@@ -48,6 +48,11 @@ int main(int argc, char **argv)
     setenv("NVTX_INJECTION64_PATH", inject, 1);
     setenv("CUPAT_NVTX_LOG", log_path, 1);
     cupat_ctx *ctx = test_init(argc, argv);
+    if (t_sanitizer[0]) { /* the tool takes NVTX's injection for itself: our pushes never arrive */
+        printf("SKIP: under compute-sanitizer %s the tool owns the NVTX injection\n", t_sanitizer);
+        cupat_destroy(ctx);
+        return TEST_SKIP;
+    }
     const int cuda = cupat_get_backend(ctx) == CUPAT_BACKEND_CUDA;
     char got[2048];
     size_t seen = 0;

@@ -446,14 +446,18 @@ static void run_rungs(const scase *c, size_t n, const void *hx, const runopt *o)
 
 static const size_t sizes_base[] = {0, 1, 31, 32, 33, 1023, 1025, 4095, 4097};
 #define NBASE (sizeof sizes_base / sizeof *sizes_base)
-static size_t big(void) { return t_small ? (size_t)1 << 16 : (size_t)1 << 20; }
+/* Under racecheck (shared-memory hazards within a block: more tiles only
+ * repeat the same block's accesses) 2^14: still two or more tiles of every
+ * rung (the largest, TMA's, holds 6,144 4-byte elements). */
+static size_t small_big(void) { return test_racecheck() ? (size_t)1 << 14 : (size_t)1 << 16; }
+static size_t big(void) { return t_small ? small_big() : (size_t)1 << 20; }
 /* Past several CPU chunks (2^16; three or more so the carries chain) and
  * many GPU tiles, for the sections after the sweep: 3 x 2^16 + 5 on the CPU
  * (whose run time counts in CI), 2^20 + 1 on CUDA (2^16 + 1 under --small). */
 static size_t mid(void)
 {
     if (!is_cuda()) return ((size_t)3 << 16) + 5;
-    return t_small ? ((size_t)1 << 16) + 1 : ((size_t)1 << 20) + 1;
+    return t_small ? small_big() + 1 : ((size_t)1 << 20) + 1;
 }
 
 /* Several times the L2 (CUDA, not --small), else 0. */
